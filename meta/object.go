@@ -1,0 +1,73 @@
+package meta
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+)
+
+// Object is what the cache keys on and tracks: anything with TypeMeta and
+// ObjectMeta. A user type satisfies it by embedding both (see the package
+// Example); the methods are promoted from the embedded fields, so Object is
+// always implemented by a pointer type such as *Pod.
+type Object interface {
+	GetTypeMeta() *TypeMeta
+	GetObjectMeta() *ObjectMeta
+}
+
+// New allocates a zero value of the type T points to and returns the pointer.
+// T must be a pointer type implementing Object, such as *Pod.
+func New[T Object]() T {
+	return newer[T]()()
+}
+
+// newers caches one allocation function per Object type, so New pays for
+// reflection once per type rather than once per object.
+var newers sync.Map // reflect.Type -> func() any
+
+func newer[T Object]() func() T {
+	typ := reflect.TypeFor[T]()
+	if f, ok := newers.Load(typ); ok {
+		return f.(func() T)
+	}
+	if typ.Kind() != reflect.Pointer {
+		panic(fmt.Sprintf("meta: %v implements Object but is not a pointer type", typ))
+	}
+	elem := typ.Elem()
+	f := func() T { return reflect.New(elem).Interface().(T) }
+	newers.Store(typ, f)
+	return f
+}
+
+// Decode allocates a new T and decodes the JSON object data into it.
+//
+// If *T implements json.Unmarshaler (Unstructured does), that method decides
+// how the object is held.
+func Decode[T Object](data []byte) (T, error) {
+	obj := New[T]()
+	if err := json.Unmarshal(data, obj); err != nil {
+		var zero T
+		return zero, fmt.Errorf("decode %s: %w", typeName[T](), err)
+	}
+	return obj, nil
+}
+
+// typeName names T for error messages: "Pod" for *Pod.
+func typeName[T any]() string {
+	t := reflect.TypeFor[T]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
+}
+
+// Key returns the cache key of an object: "namespace/name", or "name" for a
+// cluster-scoped object.
+func Key(obj Object) string {
+	m := obj.GetObjectMeta()
+	if m.Namespace == "" {
+		return m.Name
+	}
+	return m.Namespace + "/" + m.Name
+}

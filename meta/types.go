@@ -1,0 +1,62 @@
+package meta
+
+import "encoding/json"
+
+// TypeMeta says what an object is: its API group/version and its kind. It is
+// embedded in every object with the tag `json:",inline"`.
+//
+// Items inside a built-in list carry no TypeMeta on the wire; the list's own
+// kind says what they are.
+type TypeMeta struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+}
+
+// GetTypeMeta returns t itself, so that any struct embedding TypeMeta
+// satisfies the TypeMeta half of Object.
+func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
+
+// ObjectMeta is the metadata every persisted object has. A user type embeds
+// it with the tag `json:"metadata"`.
+//
+// ManagedFields is kept as the raw JSON the server sent: the cache never
+// interprets it, and raw bytes cost far less than a decoded tree.
+type ObjectMeta struct {
+	Name                       string            `json:"name,omitempty"`
+	GenerateName               string            `json:"generateName,omitempty"`
+	Namespace                  string            `json:"namespace,omitempty"`
+	UID                        string            `json:"uid,omitempty"`
+	ResourceVersion            string            `json:"resourceVersion,omitempty"`
+	Generation                 int64             `json:"generation,omitempty"`
+	CreationTimestamp          Time              `json:"creationTimestamp,omitzero"`
+	DeletionTimestamp          *Time             `json:"deletionTimestamp,omitempty"`
+	DeletionGracePeriodSeconds *int64            `json:"deletionGracePeriodSeconds,omitempty"`
+	Labels                     map[string]string `json:"labels,omitempty"`
+	Annotations                map[string]string `json:"annotations,omitempty"`
+	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
+	Finalizers                 []string          `json:"finalizers,omitempty"`
+	ManagedFields              json.RawMessage   `json:"managedFields,omitempty"`
+}
+
+// GetObjectMeta returns m itself, so that any struct embedding ObjectMeta
+// satisfies the ObjectMeta half of Object.
+func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
+
+// OwnerReference names an object that owns this one; the garbage collector
+// deletes dependents whose owners are gone.
+type OwnerReference struct {
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                string `json:"uid"`
+	Controller         *bool  `json:"controller,omitempty"`
+	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
+}
+
+// ListMeta is the metadata of a list response: the resourceVersion the list
+// was read at, the token for the next page, and an estimate of what is left.
+type ListMeta struct {
+	ResourceVersion    string `json:"resourceVersion,omitempty"`
+	Continue           string `json:"continue,omitempty"`
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+}
