@@ -1,0 +1,76 @@
+package cache_test
+
+import (
+	"sort"
+
+	"github.com/kubecache/kubecache/cache"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// testPod is the small object type the tests store: only what the cache
+// looks at, plus one spec field for a custom index.
+type testPod struct {
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata"`
+	Spec            testPodSpec `json:"spec"`
+}
+
+type testPodSpec struct {
+	NodeName string `json:"nodeName,omitempty"`
+}
+
+// newPod returns a pod; labels are given as key, value pairs.
+func newPod(namespace, name, rv string, labels ...string) *testPod {
+	p := &testPod{
+		TypeMeta:   meta.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: meta.ObjectMeta{Namespace: namespace, Name: name, ResourceVersion: rv},
+	}
+	if len(labels) > 0 {
+		p.Labels = map[string]string{}
+		for i := 0; i+1 < len(labels); i += 2 {
+			p.Labels[labels[i]] = labels[i+1]
+		}
+	}
+	return p
+}
+
+// byNode indexes pods by spec.nodeName; unscheduled pods are not indexed.
+func byNode(p *testPod) ([]string, error) {
+	if p.Spec.NodeName == "" {
+		return nil, nil
+	}
+	return []string{p.Spec.NodeName}, nil
+}
+
+// byLabelValues indexes a pod under every "key=value" of its labels.
+func byLabelValues(p *testPod) ([]string, error) {
+	out := make([]string, 0, len(p.Labels))
+	for k, v := range p.Labels {
+		out = append(out, k+"="+v)
+	}
+	return out, nil
+}
+
+// keysOf returns the sorted keys of objs.
+func keysOf(objs []*testPod) []string {
+	out := make([]string, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, meta.Key(o))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
+
+// The interfaces each type promises.
+var (
+	_ cache.Store[*testPod]        = (*cache.Indexer[*testPod])(nil)
+	_ cache.Queue[*testPod]        = (*cache.DeltaFIFO[*testPod])(nil)
+	_ cache.Queue[*testPod]        = (*cache.FIFO[*testPod])(nil)
+	_ cache.KnownObjects[*testPod] = (*cache.Indexer[*testPod])(nil)
+)
