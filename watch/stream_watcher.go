@@ -1,0 +1,162 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/kubecache/kubecache/meta"
+)
+
+// streamWatcher turns a watch response body into Events. One goroutine,
+// started by NewStreamWatcher and owned by the watcher, reads frames and
+// sends events; Stop and the context end it.
+type streamWatcher[T any] struct {
+	result chan Event[T]
+	// stop is closed by Stop; done is closed when the goroutine has ended.
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+
+	body      io.ReadCloser
+	closeOnce sync.Once
+}
+
+// NewStreamWatcher starts reading the JSON watch stream body and returns the
+// watch. Each frame's object is decoded with decode, which must not keep the
+// slice it is given (it is reused for the next frame); encoding/json
+// functions copy what they keep.
+//
+// Events are sent in stream order on an unbuffered channel, so nothing is
+// read ahead of the consumer by more than one event:
+//
+//   - ADDED, MODIFIED, DELETED and BOOKMARK carry decode's result in Object;
+//   - ERROR carries the server's Status in Status (a 410 means list again);
+//   - DecodeFailed carries Err. If Err is an *ObjectError (decode failed, the
+//     ERROR object was not a Status, or the type was unknown) the stream goes
+//     on. Otherwise the stream has ended and the channel closes next: Err
+//     wraps ErrTransport when reading the body failed, io.ErrUnexpectedEOF
+//     when the body ended inside a frame, and is a *SyntaxError or wraps
+//     ErrFrameTooLarge when the bytes were not a watch stream.
+//
+// When the body ends cleanly between frames the channel closes with no
+// event. When ctx is cancelled or Stop is called the channel closes too,
+// without an event, whatever was pending. Either way body is closed, and
+// once the channel is closed the goroutine has ended or is about to.
+func NewStreamWatcher[T any](ctx context.Context, body io.ReadCloser, decode func([]byte) (T, error), opts DecoderOptions) Interface[T] {
+	w := &streamWatcher[T]{
+		result: make(chan Event[T]),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+		body:   body,
+	}
+	// Cancelling ctx closes the body, which unblocks a pending Read.
+	afterDone := make(chan struct{})
+	stopAfter := context.AfterFunc(ctx, func() {
+		defer close(afterDone)
+		w.closeBody()
+	})
+	go func() {
+		defer close(w.done)
+		defer func() {
+			// Wait for the AfterFunc if it has started, so no goroutine
+			// of ours outlives the watch.
+			if !stopAfter() {
+				<-afterDone
+			}
+		}()
+		w.run(ctx, NewDecoder(body, opts), decode)
+	}()
+	return w
+}
+
+// ResultChan returns the channel events arrive on. It is closed exactly
+// once, when the watch ends.
+func (w *streamWatcher[T]) ResultChan() <-chan Event[T] { return w.result }
+
+// Stop ends the watch: it closes the body (unblocking a pending read) and
+// waits until the reading goroutine has ended and the result channel is
+// closed. It is idempotent and safe to call from any goroutine, including
+// the one receiving events.
+func (w *streamWatcher[T]) Stop() {
+	w.stopOnce.Do(func() { close(w.stop) })
+	w.closeBody()
+	<-w.done
+}
+
+// closeBody closes the body once.
+func (w *streamWatcher[T]) closeBody() {
+	w.closeOnce.Do(func() { _ = w.body.Close() })
+}
+
+// run reads frames and sends events until the stream ends, ctx is
+// cancelled or Stop is called.
+func (w *streamWatcher[T]) run(ctx context.Context, dec *Decoder, decode func([]byte) (T, error)) {
+	defer close(w.result)
+	defer w.closeBody()
+	for {
+		f, err := dec.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) || w.stopping(ctx) {
+				// A clean end, or the read failed because we closed
+				// the body.
+				return
+			}
+			w.send(ctx, Event[T]{Type: DecodeFailed, Err: err})
+			return
+		}
+		if !w.send(ctx, toEvent(f, decode)) {
+			return
+		}
+	}
+}
+
+// stopping reports whether Stop was called or ctx is done.
+func (w *streamWatcher[T]) stopping(ctx context.Context) bool {
+	select {
+	case <-w.stop:
+		return true
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// send delivers ev unless the watch is being stopped first. It reports
+// whether ev was delivered.
+func (w *streamWatcher[T]) send(ctx context.Context, ev Event[T]) bool {
+	select {
+	case w.result <- ev:
+		return true
+	case <-w.stop:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// toEvent turns a frame into an Event, decoding its object.
+func toEvent[T any](f Frame, decode func([]byte) (T, error)) Event[T] {
+	switch f.Type {
+	case Added, Modified, Deleted, Bookmark:
+		obj, err := decode(f.Object)
+		if err != nil {
+			return Event[T]{Type: DecodeFailed, Err: &ObjectError{Type: f.Type, Offset: f.Offset, Err: err}}
+		}
+		return Event[T]{Type: f.Type, Object: obj}
+	case Error:
+		st := new(meta.Status)
+		if err := json.Unmarshal(f.Object, st); err != nil {
+			return Event[T]{Type: DecodeFailed, Err: &ObjectError{Type: f.Type, Offset: f.Offset,
+				Err: fmt.Errorf("decode Status: %w", err)}}
+		}
+		return Event[T]{Type: Error, Status: st}
+	default:
+		return Event[T]{Type: DecodeFailed, Err: &ObjectError{Type: f.Type, Offset: f.Offset,
+			Err: fmt.Errorf("%w %q", ErrUnknownEventType, string(f.Type))}}
+	}
+}
