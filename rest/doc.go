@@ -1,0 +1,36 @@
+// Package rest is kubecache's client for the Kubernetes API server over
+// plain HTTP: configuration, transport, a request builder, streaming lists,
+// watches and API errors. It depends on nothing from client-go.
+//
+// In the flow of one event it is the first step after the socket:
+//
+//	API server ──HTTP (chunked) or websocket──► rest (Request.Watch / List)
+//	    ──► watch (frames → Events) ──► reflector ──► cache ──► informer
+//
+// A program loads a Config (LoadKubeconfig, InClusterConfig, or by hand),
+// builds one Client with NewClient, and sends requests built like
+//
+//	c.Get().Namespace("default").Resource("pods").Name("web").Do(ctx).Into(&pod)
+//
+// Non-2xx answers are *StatusError values wrapping the server's
+// meta.Status, classified with IsNotFound, IsGone, IsConflict,
+// IsTooManyRequests and the other Is functions.
+//
+// Where each piece lives:
+//
+//	config.go      Config, TLSConfig, ImpersonationConfig, Clock, defaults
+//	kubeconfig.go  LoadKubeconfig: kubeconfig files, merging, contexts
+//	exec.go        exec credential plugins (off the learner's path)
+//	transport.go   TLS configuration and the HTTP/1.1+HTTP/2 transport
+//	auth.go        bearer tokens (static, file, exec), basic auth,
+//	               impersonation headers, User-Agent, request logging
+//	ratelimit.go   the client-side token bucket (QPS, Burst)
+//	client.go      Client, NewClient, Getter, PatchType
+//	request.go     Request: the builder and the URL it makes
+//	result.go      Do and Result (Into, Raw, StatusCode, Error)
+//	list.go        List: a list response streamed item by item
+//	watch.go       WatchAs and Stream over chunked HTTP
+//	websocket.go   the websocket transport for watches
+//	errors.go      StatusError and the Is functions
+//	internal/listscan  the streaming scanner of a list envelope
+package rest

@@ -1,0 +1,43 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/rest/internal/listscan"
+)
+
+// List sends the request (a GET on a collection) and streams the list in
+// the response: each element of items is handed to each as raw JSON while
+// the body is still being read, so the whole list is never held in memory.
+// The slice is only valid during the call; decode or copy what you keep.
+//
+// List returns the list's kind/apiVersion and its metadata (resourceVersion,
+// continue, remainingItemCount). If each returns an error, List stops
+// reading, closes the response and returns that error wrapped. A non-2xx
+// answer is a *StatusError, as with Do.
+//
+// Config.Timeout does not apply (a large list may take long); bound the call
+// with ctx or Request.Timeout.
+func (r *Request) List(ctx context.Context, each func(item []byte) error) (meta.TypeMeta, meta.ListMeta, error) {
+	if r.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.timeout)
+		defer cancel()
+	}
+	what := r.describe("list")
+	resp, err := r.send(ctx, "application/json")
+	if err != nil {
+		return meta.TypeMeta{}, meta.ListMeta{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if !isSuccess(resp.StatusCode) {
+		return meta.TypeMeta{}, meta.ListMeta{}, fmt.Errorf("%s: %w", what, responseError(resp))
+	}
+	defer resp.Body.Close()
+	tm, lm, err := listscan.Scan(resp.Body, each)
+	if err != nil {
+		return tm, lm, fmt.Errorf("%s: %w", what, err)
+	}
+	return tm, lm, nil
+}

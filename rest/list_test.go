@@ -1,0 +1,117 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestList(t *testing.T) {
+	const body = `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10245","continue":"tok","remainingItemCount":753},
+"items":[{"metadata":{"name":"a","namespace":"ns"}},{"metadata":{"name":"b","namespace":"ns"},"spec":{"nodeName":"n"}}]}`
+	srv := newPlainServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.Equal(t, "500", r.URL.Query().Get("limit"))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}))
+	c := newTestClient(t, &Config{Host: srv.URL})
+	var names []string
+	tm, lm, err := c.Get().Namespace("ns").Resource("pods").Param("limit", "500").List(t.Context(), func(item []byte) error {
+		p, err := decodeTestPod(item)
+		names = append(names, p.Name)
+		return err
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, names)
+	assert.Equal(t, "PodList", tm.Kind)
+	assert.Equal(t, "v1", tm.APIVersion)
+	assert.Equal(t, "10245", lm.ResourceVersion)
+	assert.Equal(t, "tok", lm.Continue)
+	require.NotNil(t, lm.RemainingItemCount)
+	assert.Equal(t, int64(753), *lm.RemainingItemCount)
+}
+
+func TestListErrors(t *testing.T) {
+	srv := newPlainServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v1/gone":
+			w.WriteHeader(http.StatusGone)
+			io.WriteString(w, statusBody(410, "Expired", "The provided continue parameter is too old", ""))
+		case "/api/v1/cut":
+			io.WriteString(w, `{"kind":"PodList","items":[{"metadata":{"name":"a"}},{"metadata":`)
+		case "/api/v1/notalist":
+			io.WriteString(w, `[1,2,3]`)
+		default:
+			io.WriteString(w, `{"items":[{},{},{}]}`)
+		}
+	}))
+	c := newTestClient(t, &Config{Host: srv.URL})
+	none := func([]byte) error { return nil }
+
+	_, _, err := c.Get().Resource("gone").List(t.Context(), none)
+	assert.True(t, IsGone(err), "got %v", err)
+
+	n := 0
+	_, _, err = c.Get().Resource("cut").List(t.Context(), func([]byte) error { n++; return nil })
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Equal(t, 1, n)
+
+	_, _, err = c.Get().Resource("notalist").List(t.Context(), none)
+	assert.ErrorContains(t, err, "not an object")
+
+	stop := errors.New("enough")
+	n = 0
+	_, _, err = c.Get().Resource("three").List(t.Context(), func([]byte) error {
+		n++
+		if n == 2 {
+			return stop
+		}
+		return nil
+	})
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, 2, n)
+}
+
+// TestListStreams checks that items reach the callback before the body has
+// been fully sent: the server waits for the client to see the first item
+// before it writes the rest.
+func TestListStreams(t *testing.T) {
+	first := make(chan struct{})
+	srv := newPlainServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"a"}},`)
+		// Padding so the first item is not held in a transport buffer.
+		io.WriteString(w, strings.Repeat(" ", 64<<10))
+		w.(http.Flusher).Flush()
+		select {
+		case <-first:
+		case <-r.Context().Done():
+			return
+		}
+		fmt.Fprint(w, `{"metadata":{"name":"b"}}],"metadata":{"resourceVersion":"9"}}`)
+	}))
+	c := newTestClient(t, &Config{Host: srv.URL})
+	var names []string
+	_, lm, err := c.Get().Resource("pods").List(t.Context(), func(item []byte) error {
+		p, err := decodeTestPod(item)
+		if p.Name == "a" {
+			close(first)
+		}
+		names = append(names, p.Name)
+		return err
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, names)
+	assert.Equal(t, "9", lm.ResourceVersion, "metadata after items")
+}
+
+func decodeTestPod(b []byte) (*testPod, error) {
+	p := new(testPod)
+	err := jsonUnmarshal(b, p)
+	return p, err
+}

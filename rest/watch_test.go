@@ -1,0 +1,197 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/websocket"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/watch"
+)
+
+// watchEvents is a watch stream as a real server writes it: one compact
+// event per line.
+var watchEvents = []string{
+	`{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"10"}}}`,
+	`{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"11"},"spec":{"nodeName":"n1"}}}`,
+	`{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12","creationTimestamp":null},"spec":{"containers":null}}}`,
+	`{"type":"DELETED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"13"}}}`,
+	`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (5)","reason":"Expired","code":410}}`,
+}
+
+// chunkedWatchServer writes the events in awkward chunks: several events
+// in one write, one event split across writes.
+func chunkedWatchServer(t *testing.T, check func(r *http.Request)) string {
+	t.Helper()
+	srv := newPlainServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if check != nil {
+			check(r)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		f := w.(http.Flusher)
+		f.Flush()
+		all := strings.Join(watchEvents, "\n") + "\n"
+		for i := 0; i < len(all); i += 37 {
+			io.WriteString(w, all[i:min(i+37, len(all))])
+			f.Flush()
+		}
+	}))
+	return srv.URL
+}
+
+func collect[T any](t *testing.T, w watch.Interface[T]) []watch.Event[T] {
+	t.Helper()
+	var got []watch.Event[T]
+	for ev := range w.ResultChan() {
+		got = append(got, ev)
+	}
+	return got
+}
+
+func checkWatchEvents(t *testing.T, got []watch.Event[*testPod]) {
+	t.Helper()
+	require.Len(t, got, 5)
+	assert.Equal(t, watch.Added, got[0].Type)
+	assert.Equal(t, "a", got[0].Object.Name)
+	assert.Equal(t, "10", got[0].Object.ResourceVersion)
+	assert.Equal(t, watch.Modified, got[1].Type)
+	assert.Equal(t, "n1", got[1].Object.Spec.NodeName)
+	assert.Equal(t, watch.Bookmark, got[2].Type)
+	assert.Equal(t, "12", got[2].Object.ResourceVersion)
+	assert.Equal(t, watch.Deleted, got[3].Type)
+	assert.Equal(t, "13", got[3].Object.ResourceVersion)
+	assert.Equal(t, watch.Error, got[4].Type)
+	require.NotNil(t, got[4].Status)
+	assert.True(t, IsGone(got[4].Status))
+}
+
+func TestWatchChunked(t *testing.T) {
+	url := chunkedWatchServer(t, func(r *http.Request) {
+		assert.Equal(t, "true", r.URL.Query().Get("watch"))
+		assert.Equal(t, "5", r.URL.Query().Get("resourceVersion"))
+		assert.Equal(t, "/api/v1/namespaces/ns/pods", r.URL.Path)
+	})
+	c := newTestClient(t, &Config{Host: url})
+	w, err := WatchAs[*testPod](t.Context(), c.Get().Namespace("ns").Resource("pods").Param("resourceVersion", "5"))
+	require.NoError(t, err)
+	checkWatchEvents(t, collect(t, w))
+	w.Stop()
+}
+
+func TestWatchStopAndCancel(t *testing.T) {
+	release := make(chan struct{})
+	srv := newPlainServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, watchEvents[0]+"\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer close(release)
+	c := newTestClient(t, &Config{Host: srv.URL})
+
+	w, err := WatchAs[*testPod](t.Context(), c.Get().Resource("pods"))
+	require.NoError(t, err)
+	ev := <-w.ResultChan()
+	assert.Equal(t, watch.Added, ev.Type)
+	w.Stop()
+	_, open := <-w.ResultChan()
+	assert.False(t, open)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	w, err = WatchAs[*testPod](ctx, c.Get().Resource("pods"))
+	require.NoError(t, err)
+	<-w.ResultChan()
+	cancel()
+	for range w.ResultChan() {
+	}
+	w.Stop()
+}
+
+func TestWatchErrorResponse(t *testing.T) {
+	srv := newPlainServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "2")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, "Too many requests, please try again later.")
+	}))
+	c := newTestClient(t, &Config{Host: srv.URL})
+	_, err := WatchAs[*testPod](t.Context(), c.Get().Resource("pods"))
+	ra, ok := IsTooManyRequests(err)
+	assert.True(t, ok, "got %v", err)
+	assert.Equal(t, "2s", ra.String())
+	assert.Contains(t, err.Error(), "watch pods")
+}
+
+// websocketWatchServer upgrades the watch and sends one text message per
+// event, as the API server does, then closes with 1000.
+func websocketWatchServer(t *testing.T, tlsServer bool) string {
+	t.Helper()
+	up := websocket.Upgrader{CheckOrigin: func(r *http.Request) bool { return r.Header.Get("Origin") != "" }}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") == "" {
+			http.Error(w, "no origin", http.StatusForbidden)
+			return
+		}
+		if r.Header.Get("Authorization") != "Bearer ws-token" {
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, statusBody(401, meta.ReasonUnauthorized, "Unauthorized", ""))
+			return
+		}
+		if r.URL.Query().Get("watch") != "true" {
+			http.Error(w, "not a watch", http.StatusBadRequest)
+			return
+		}
+		conn, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		for _, ev := range watchEvents {
+			if err := conn.WriteMessage(websocket.TextMessage, []byte(ev+"\n")); err != nil {
+				return
+			}
+		}
+		conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+		// Wait for the client's close.
+		for {
+			if _, _, err := conn.NextReader(); err != nil {
+				return
+			}
+		}
+	})
+	if tlsServer {
+		return newTLSServer(t, h).URL
+	}
+	return newPlainServer(t, h).URL
+}
+
+func TestWatchWebsocket(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", useTLS), func(t *testing.T) {
+			url := websocketWatchServer(t, useTLS)
+			p := getPKI(t)
+			c := newTestClient(t, &Config{Host: url, BearerToken: "ws-token", TLS: TLSConfig{CAData: p.caPEM}})
+			w, err := WatchAs[*testPod](t.Context(), c.Get().Namespace("ns").Resource("pods").Websocket())
+			require.NoError(t, err)
+			checkWatchEvents(t, collect(t, w))
+			w.Stop()
+		})
+	}
+}
+
+func TestWatchWebsocketRejected(t *testing.T) {
+	url := websocketWatchServer(t, false)
+	c := newTestClient(t, &Config{Host: url, BearerToken: "wrong"})
+	_, err := WatchAs[*testPod](t.Context(), c.Get().Resource("pods").Websocket())
+	assert.True(t, IsUnauthorized(err), "got %v", err)
+}
