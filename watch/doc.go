@@ -1,0 +1,36 @@
+// Package watch is the event model of kubecache and the decoder that turns
+// a watch response into events.
+//
+// # Where it sits
+//
+//	API server ──HTTP chunked / websocket──► rest (Request.Watch)
+//	    ──► watch: bytes → Frame{Type, Object} → Event[T]   ◄── this package
+//	    ──► reflector ──► cache ──► informer ──► your controller
+//
+// The rest package opens the connection and hands its body to
+// NewStreamWatcher; the reflector reads the resulting Interface[T]. The fake
+// API server uses the Broadcaster to fan its changes out to watchers.
+//
+// # Decoding is two-phase
+//
+// The Decoder frames the byte stream and reads each envelope
+// {"type": ..., "object": ...} in one pass, keeping the object as raw bytes.
+// The StreamWatcher then decodes the object into T (or, for ERROR, into a
+// meta.Status). So one undecodable object costs one DecodeFailed event, not
+// the watch; a broken stream ends it. errors.go lists how each ending is told
+// apart.
+//
+// # Files
+//
+//   - event.go: EventType, Event[T] and Interface[T], the contract every
+//     watch implements.
+//   - decoder.go: Decoder, Frame and DecoderOptions: the streaming framer
+//     and envelope reader.
+//   - errors.go: SyntaxError, ObjectError and the sentinels (ErrTransport,
+//     ErrFrameTooLarge, ErrUnknownEventType) that classify how a watch ended.
+//   - stream_watcher.go: NewStreamWatcher, an Interface[T] over a response
+//     body, with one owned goroutine.
+//   - fake.go: FakeWatcher, an Interface[T] driven by tests.
+//   - broadcaster.go: Broadcaster, fan-out to many watchers with bounded
+//     queues; slow watchers are closed, as the API server does.
+package watch
