@@ -1,0 +1,101 @@
+package jsonv
+
+import (
+	"unicode/utf8"
+)
+
+// Marshal returns the compact JSON encoding of v.
+func Marshal(v Value) []byte {
+	return Append(nil, v)
+}
+
+// Append appends the compact JSON encoding of v to buf. Strings are escaped
+// as encoding/json escapes them (including <, > and &), so documents read
+// the same as the API server's own output.
+func Append(buf []byte, v Value) []byte {
+	switch v.Kind {
+	case Null:
+		return append(buf, "null"...)
+	case Bool:
+		if v.B {
+			return append(buf, "true"...)
+		}
+		return append(buf, "false"...)
+	case Number:
+		return append(buf, v.Str...)
+	case String:
+		return AppendString(buf, v.Str)
+	case Array:
+		buf = append(buf, '[')
+		for i := range v.Arr {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = Append(buf, v.Arr[i])
+		}
+		return append(buf, ']')
+	case Object:
+		buf = append(buf, '{')
+		for i := range v.Obj {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = AppendString(buf, v.Obj[i].Key)
+			buf = append(buf, ':')
+			buf = Append(buf, v.Obj[i].Value)
+		}
+		return append(buf, '}')
+	}
+	return append(buf, "null"...)
+}
+
+const hex = "0123456789abcdef"
+
+// AppendString appends s as a JSON string literal.
+func AppendString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}

@@ -1,0 +1,75 @@
+// Package patch applies the two schema-less patch formats the API server
+// accepts for every resource: JSON merge patch (RFC 7386, merge.go) and
+// JSON patch (RFC 6902, json.go), both over ordered jsonv documents so a
+// patched object keeps its field order.
+//
+// Errors come in two kinds, because the server answers them differently:
+// a *DecodeError means the patch itself is malformed (400 BadRequest); an
+// *ApplyError means a well-formed patch cannot apply to this document
+// (a failed test, a missing path: 422).
+package patch
+
+import (
+	"fmt"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+)
+
+// DecodeError reports a patch document that is not a valid patch.
+type DecodeError struct{ Msg string }
+
+// Error returns the reason the patch was refused.
+func (e *DecodeError) Error() string { return e.Msg }
+
+// ApplyError reports a valid patch that could not be applied.
+type ApplyError struct{ Msg string }
+
+// Error returns the reason the patch did not apply.
+func (e *ApplyError) Error() string { return e.Msg }
+
+// Merge applies an RFC 7386 merge patch to target and returns the result.
+// target is not modified. Keys already in target keep their position; keys
+// the patch adds are appended in the patch's order. The patch must be a JSON
+// object (as the API server requires).
+func Merge(target []byte, patchDoc []byte) (jsonv.Value, error) {
+	tv, err := jsonv.Parse(target)
+	if err != nil {
+		return jsonv.Value{}, fmt.Errorf("merge patch target: %w", err)
+	}
+	pv, err := jsonv.Parse(patchDoc)
+	if err != nil {
+		return jsonv.Value{}, &DecodeError{Msg: "invalid merge patch: " + err.Error()}
+	}
+	if pv.Value.Kind != jsonv.Object {
+		return jsonv.Value{}, &DecodeError{Msg: fmt.Sprintf("invalid merge patch: want a JSON object, got %v", pv.Value.Kind)}
+	}
+	return MergeValues(tv.Value, pv.Value), nil
+}
+
+// MergeValues applies the merge patch p to t. It may share structure with
+// both arguments; callers must not modify them afterwards.
+func MergeValues(t, p jsonv.Value) jsonv.Value {
+	if p.Kind != jsonv.Object {
+		return p
+	}
+	var out jsonv.Value
+	if t.Kind == jsonv.Object {
+		out = jsonv.Value{Kind: jsonv.Object, Obj: append([]jsonv.Member(nil), t.Obj...)}
+	} else {
+		out = jsonv.NewObject()
+	}
+	for _, m := range p.Obj {
+		if m.Value.Kind == jsonv.Null {
+			out.Delete(m.Key)
+			continue
+		}
+		var cur jsonv.Value
+		if c := out.Get(m.Key); c != nil {
+			cur = *c
+		} else {
+			cur = jsonv.Value{Kind: jsonv.Null}
+		}
+		out.Set(m.Key, MergeValues(cur, m.Value))
+	}
+	return out
+}
