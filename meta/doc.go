@@ -1,0 +1,39 @@
+// Package meta is kubecache's object model: what every Kubernetes object
+// has in common, how an object is decoded, and what an API error says.
+//
+// Where it sits: everything else builds on it. The watch package decodes
+// each event's object into a meta.Object; the reflector tracks
+// resourceVersions through ObjectMeta; the cache keys objects with Key; the
+// rest package turns error bodies into Status and classifies them.
+//
+//	socket → rest → watch (frame → PeekMeta / Decode[T]) → reflector → cache → informer
+//
+// # Declaring a type
+//
+// A type the cache can hold embeds TypeMeta with the tag `json:",inline"`
+// and ObjectMeta with the tag `json:"metadata"`, plus whatever spec and
+// status fields the program needs (see the package Example). Its pointer
+// then implements Object. CheckType catches the two declaration mistakes
+// that would otherwise decode metadata as empty. For objects without a Go
+// type there is Unstructured; for metadata only, PartialObjectMetadata.
+//
+// Objects handed out by caches are shared and must not be modified; Clone
+// makes a private copy.
+//
+// # Files
+//
+//	types.go          TypeMeta, ObjectMeta, OwnerReference, ListMeta
+//	object.go         the Object interface, New, Decode, Key
+//	check.go          CheckType: is a user type declared so that it decodes?
+//	time.go           Time, the API's second-precision RFC 3339 timestamp
+//	status.go         Status, the API error body, with its reasons and causes
+//	classify.go       Status.IsGone, IsNotFound, IsConflict...: classification by code and reason
+//	list.go           List[T], a list response
+//	partial.go        PartialObjectMetadata and its list: metadata only
+//	unstructured.go   Unstructured: any object, metadata decoded, the rest kept as JSON
+//	unstructured_fields.go  Field, SetField, Object...: reading and editing the rest on demand
+//	clone.go          Clone, the deep copy for objects from a cache
+//	peek.go           PeekMeta: kind, name, namespace, resourceVersion without decoding
+//	metadata_codec.go the hand-written ObjectMeta decoder behind Unstructured and PartialObjectMetadata
+//	scan.go           the validating JSON scanner under all of the above; SyntaxError
+package meta

@@ -1,0 +1,365 @@
+package meta
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"unique"
+)
+
+// This file decodes and encodes ObjectMeta by hand for Unstructured and
+// PartialObjectMetadata: one pass over the bytes with the scanner, field
+// names matched exactly (as the API server does), short frequent strings
+// interned. A user's own types go through encoding/json instead, because
+// an UnmarshalJSON method on ObjectMeta would be promoted into, and take
+// over, every struct that embeds it.
+
+// TypeError reports a JSON value of the wrong type for a field the decoder
+// needs, such as a number where metadata.name should be a string.
+type TypeError struct {
+	Offset int    // byte offset of the value
+	Field  string // dotted path, such as "metadata.labels"
+	Want   string // what the field must hold, such as "a string"
+	Got    string // what was found, such as "number"
+}
+
+// Error returns "<field> at byte N: expected <want>, found <got>".
+func (e *TypeError) Error() string {
+	return fmt.Sprintf("%s at byte %d: expected %s, found %s", e.Field, e.Offset, e.Want, e.Got)
+}
+
+// typeError checks and skips the value at s.pos and reports it as the wrong
+// type, unless it is not even well-formed JSON.
+func (s *scanner) typeError(field, want string) error {
+	offset := s.pos
+	got := "number"
+	switch s.peek() {
+	case '{':
+		got = "object"
+	case '[':
+		got = "array"
+	case '"':
+		got = "string"
+	case 't', 'f':
+		got = "boolean"
+	case 'n':
+		got = "null"
+	}
+	if err := s.skipValue(); err != nil {
+		return err
+	}
+	return &TypeError{Offset: offset, Field: field, Want: want, Got: got}
+}
+
+// stringValue decodes a string; null reads as "".
+func (s *scanner) stringValue(field string) (string, error) {
+	switch s.peek() {
+	case '"':
+		content, _, err := s.str()
+		if err != nil {
+			return "", err
+		}
+		return unquote(content), nil
+	case 'n':
+		return "", s.literal("null")
+	}
+	return "", s.typeError(field, "a string")
+}
+
+// int64Value decodes an integer; null reads as 0.
+func (s *scanner) int64Value(field string) (int64, error) {
+	c := s.peek()
+	if c == 'n' {
+		return 0, s.literal("null")
+	}
+	if c != '-' && !isDigit(c) {
+		return 0, s.typeError(field, "an integer")
+	}
+	start := s.pos
+	if err := s.number(); err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(string(s.data[start:s.pos]), 10, 64)
+	if err != nil {
+		return 0, &TypeError{Offset: start, Field: field, Want: "a 64-bit integer", Got: string(s.data[start:s.pos])}
+	}
+	return n, nil
+}
+
+// boolPtr decodes true or false; null reads as nil.
+func (s *scanner) boolPtr(field string) (*bool, error) {
+	switch s.peek() {
+	case 'n':
+		return nil, s.literal("null")
+	case 't':
+		v := true
+		return &v, s.literal("true")
+	case 'f':
+		v := false
+		return &v, s.literal("false")
+	}
+	return nil, s.typeError(field, "a boolean")
+}
+
+// timeValue decodes a timestamp into t.
+func (s *scanner) timeValue(field string, t *Time) error {
+	start := s.pos
+	span, err := s.valueSpan()
+	if err != nil {
+		return err
+	}
+	if err := t.UnmarshalJSON(span); err != nil {
+		return &TypeError{Offset: start, Field: field, Want: "an RFC 3339 timestamp", Got: truncate(span, 40)}
+	}
+	return nil
+}
+
+// stringMap decodes an object of strings; null reads as nil. Keys are
+// interned, and so are values no longer than internMax when internValues.
+func (s *scanner) stringMap(field string, internValues bool) (map[string]string, error) {
+	switch s.peek() {
+	case 'n':
+		return nil, s.literal("null")
+	case '{':
+	default:
+		return nil, s.typeError(field, "an object of strings")
+	}
+	m := map[string]string{}
+	err := s.object(func(key []byte, _ bool, _ int) error {
+		v, err := s.stringValue(field)
+		if err != nil {
+			return err
+		}
+		if internValues {
+			v = intern(v)
+		}
+		m[intern(unquote(key))] = v
+		return nil
+	})
+	return m, err
+}
+
+// stringSlice decodes an array of strings, interned; null reads as nil.
+func (s *scanner) stringSlice(field string) ([]string, error) {
+	switch s.peek() {
+	case 'n':
+		return nil, s.literal("null")
+	case '[':
+	default:
+		return nil, s.typeError(field, "an array of strings")
+	}
+	out := []string{}
+	err := s.array(func(int) error {
+		v, err := s.stringValue(field)
+		out = append(out, intern(v))
+		return err
+	})
+	return out, err
+}
+
+// ownerReferences decodes metadata.ownerReferences; null reads as nil.
+func (s *scanner) ownerReferences() ([]OwnerReference, error) {
+	const field = "metadata.ownerReferences"
+	switch s.peek() {
+	case 'n':
+		return nil, s.literal("null")
+	case '[':
+	default:
+		return nil, s.typeError(field, "an array of owner references")
+	}
+	refs := []OwnerReference{}
+	err := s.array(func(i int) error {
+		var ref OwnerReference
+		if s.null() {
+			refs = append(refs, ref)
+			return nil
+		}
+		path := field + "[" + strconv.Itoa(i) + "]"
+		if s.peek() != '{' {
+			return s.typeError(path, "an object")
+		}
+		err := s.object(func(key []byte, escaped bool, _ int) error {
+			var err error
+			switch name := string(key); {
+			case escaped:
+				return s.skipValue() // no field name needs escaping
+			case name == "apiVersion":
+				ref.APIVersion, err = s.stringValue(path + ".apiVersion")
+				ref.APIVersion = intern(ref.APIVersion)
+			case name == "kind":
+				ref.Kind, err = s.stringValue(path + ".kind")
+				ref.Kind = intern(ref.Kind)
+			case name == "name":
+				ref.Name, err = s.stringValue(path + ".name")
+			case name == "uid":
+				ref.UID, err = s.stringValue(path + ".uid")
+			case name == "controller":
+				ref.Controller, err = s.boolPtr(path + ".controller")
+			case name == "blockOwnerDeletion":
+				ref.BlockOwnerDeletion, err = s.boolPtr(path + ".blockOwnerDeletion")
+			default:
+				err = s.skipValue()
+			}
+			return err
+		})
+		refs = append(refs, ref)
+		return err
+	})
+	return refs, err
+}
+
+// rawMetadata holds the parts of a metadata object that are kept as JSON,
+// as spans of the scanner's input: managedFields, and the members whose
+// keys ObjectMeta does not know (each "key":value).
+type rawMetadata struct {
+	managedFields []byte
+	unknown       [][]byte
+}
+
+// objectMeta decodes a metadata object (or null) at s.pos into m, which
+// must be zero. ManagedFields and unknown members go to raw.
+func (s *scanner) objectMeta(m *ObjectMeta, raw *rawMetadata) error {
+	switch s.peek() {
+	case 'n':
+		return s.literal("null")
+	case '{':
+	default:
+		return s.typeError("metadata", "an object")
+	}
+	return s.object(func(key []byte, escaped bool, start int) error {
+		if escaped {
+			key = []byte(unquote(key))
+		}
+		var err error
+		switch string(key) {
+		case "name":
+			m.Name, err = s.stringValue("metadata.name")
+		case "generateName":
+			m.GenerateName, err = s.stringValue("metadata.generateName")
+			m.GenerateName = intern(m.GenerateName)
+		case "namespace":
+			m.Namespace, err = s.stringValue("metadata.namespace")
+			m.Namespace = intern(m.Namespace)
+		case "uid":
+			m.UID, err = s.stringValue("metadata.uid")
+		case "resourceVersion":
+			m.ResourceVersion, err = s.stringValue("metadata.resourceVersion")
+		case "generation":
+			m.Generation, err = s.int64Value("metadata.generation")
+		case "creationTimestamp":
+			m.CreationTimestamp = Time{}
+			err = s.timeValue("metadata.creationTimestamp", &m.CreationTimestamp)
+		case "deletionTimestamp":
+			m.DeletionTimestamp = nil
+			if !s.null() {
+				m.DeletionTimestamp = new(Time)
+				err = s.timeValue("metadata.deletionTimestamp", m.DeletionTimestamp)
+			}
+		case "deletionGracePeriodSeconds":
+			m.DeletionGracePeriodSeconds = nil
+			if !s.null() {
+				var n int64
+				n, err = s.int64Value("metadata.deletionGracePeriodSeconds")
+				m.DeletionGracePeriodSeconds = &n
+			}
+		case "labels":
+			m.Labels, err = s.stringMap("metadata.labels", true)
+		case "annotations":
+			m.Annotations, err = s.stringMap("metadata.annotations", false)
+		case "ownerReferences":
+			m.OwnerReferences, err = s.ownerReferences()
+		case "finalizers":
+			m.Finalizers, err = s.stringSlice("metadata.finalizers")
+		case "managedFields":
+			raw.managedFields = nil
+			if !s.null() {
+				raw.managedFields, err = s.valueSpan()
+			}
+		default:
+			if err = s.skipValue(); err == nil {
+				raw.unknown = append(raw.unknown, s.data[start:s.pos])
+			}
+		}
+		return err
+	})
+}
+
+// internMax bounds the strings worth interning: label values and short
+// annotation values repeat across objects, long ones rarely do.
+const internMax = 64
+
+// intern returns the canonical copy of a short string, so that the many
+// objects sharing a namespace, a label or an owner kind share its bytes.
+func intern(s string) string {
+	if s == "" || len(s) > internMax {
+		return s
+	}
+	return unique.Make(s).Value()
+}
+
+// appendObjectMeta appends the JSON encoding of m followed by the members
+// of unknown (a JSON object, or nil).
+func appendObjectMeta(dst []byte, m *ObjectMeta, unknown []byte) ([]byte, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return dst, fmt.Errorf("encode metadata: %w", err)
+	}
+	if len(unknown) <= 2 {
+		return append(dst, b...), nil
+	}
+	if len(b) > 2 {
+		dst = append(dst, b[:len(b)-1]...)
+		dst = append(dst, ',')
+	} else {
+		dst = append(dst, '{')
+	}
+	return append(dst, unknown[1:]...), nil
+}
+
+// deepCopyObjectMeta returns a copy of m that shares no memory with it.
+func deepCopyObjectMeta(m *ObjectMeta) ObjectMeta {
+	c := *m
+	if m.DeletionTimestamp != nil {
+		t := *m.DeletionTimestamp
+		c.DeletionTimestamp = &t
+	}
+	if m.DeletionGracePeriodSeconds != nil {
+		n := *m.DeletionGracePeriodSeconds
+		c.DeletionGracePeriodSeconds = &n
+	}
+	c.Labels = maps.Clone(m.Labels)
+	c.Annotations = maps.Clone(m.Annotations)
+	c.Finalizers = slices.Clone(m.Finalizers)
+	c.ManagedFields = bytes.Clone(m.ManagedFields)
+	if m.OwnerReferences != nil {
+		c.OwnerReferences = make([]OwnerReference, len(m.OwnerReferences))
+		for i, r := range m.OwnerReferences {
+			if r.Controller != nil {
+				v := *r.Controller
+				r.Controller = &v
+			}
+			if r.BlockOwnerDeletion != nil {
+				v := *r.BlockOwnerDeletion
+				r.BlockOwnerDeletion = &v
+			}
+			c.OwnerReferences[i] = r
+		}
+	}
+	return c
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json does.
+func appendString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always encodes
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
