@@ -62,7 +62,8 @@ func keysOf(objs []*testPod) []string {
 }
 
 func sorted(s []string) []string {
-	out := append([]string(nil), s...)
+	out := make([]string, len(s))
+	copy(out, s)
 	sort.Strings(out)
 	return out
 }

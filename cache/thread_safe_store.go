@@ -197,6 +197,19 @@ func (s *threadSafeStore[T]) byIndex(name, value string) ([]T, error) {
 	return out, nil
 }
 
+// byNamespace is byIndex for the built-in namespace index, which is always
+// first and cannot be missing.
+func (s *threadSafeStore[T]) byNamespace(namespace string) []T {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	set := s.indices[0][namespace]
+	out := make([]T, 0, len(set))
+	for _, obj := range set {
+		out = append(out, obj)
+	}
+	return out
+}
+
 // indexKeys returns the keys indexed under value in the index name.
 func (s *threadSafeStore[T]) indexKeys(name, value string) ([]string, error) {
 	s.mu.RLock()
