@@ -1,0 +1,110 @@
+package reflector
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kubecache/kubecache/watch"
+)
+
+// streamingList runs a StreamingList state: a WATCH with
+// sendInitialEvents=true whose ADDED events fill a buffer until the
+// k8s.io/initial-events-end bookmark, at which the store is replaced and the
+// open stream is handed to the Watching state that follows. Initial events
+// do not move the resume point: they carry each object's own
+// resourceVersion, not the snapshot's.
+func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outcome {
+	opts := ListOptions{
+		ResourceVersion:      s.ResourceVersion,
+		ResourceVersionMatch: MatchNotOlderThan,
+		SendInitialEvents:    true,
+		AllowWatchBookmarks:  true,
+		TimeoutSeconds:       r.watchTimeout(),
+	}
+	r.trace(WatchRequested{Options: opts})
+	w, err := r.lw.Watch(ctx, opts, r.known)
+	if ctx.Err() != nil {
+		if w != nil {
+			w.Stop()
+		}
+		return outcome{stopped: true}
+	}
+	if err != nil {
+		return outcome{err: err}
+	}
+	start := r.clock.Now()
+	handedOff := false
+	defer func() {
+		if !handedOff {
+			w.Stop()
+		}
+	}()
+	bound, stopBound := r.clock.NewTimer(r.opts.InitialEventsTimeout)
+	defer stopBound()
+
+	buf := r.newBuffer()
+	fail := func(err error) outcome { return outcome{err: err, opened: true, events: len(buf.items)} }
+	for {
+		select {
+		case <-ctx.Done():
+			return outcome{stopped: true}
+		case <-bound:
+			return fail(fmt.Errorf("%w (%v, %d initial events)", ErrInitialEventsTimeout, r.opts.InitialEventsTimeout, len(buf.items)))
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				if ctx.Err() != nil {
+					return outcome{stopped: true}
+				}
+				return fail(fmt.Errorf("%w (after %d initial events)", ErrInitialEventsIncomplete, len(buf.items)))
+			}
+			switch ev.Type {
+			case watch.Added:
+				if err := buf.add(ev.Object); err != nil {
+					return fail(err)
+				}
+				if r.tracing() {
+					m := ev.Object.GetObjectMeta()
+					r.trace(EventApplied{Type: ev.Type, Key: objectKey(m.Namespace, m.Name), ResourceVersion: m.ResourceVersion, Initial: true})
+				}
+			case watch.Modified, watch.Deleted:
+				return fail(fmt.Errorf("%w: %s event before the initial-events-end bookmark", ErrNotStreaming, ev.Type))
+			case watch.Bookmark:
+				if isNil(ev.Object) {
+					return fail(fmt.Errorf("BOOKMARK event without an object"))
+				}
+				m := ev.Object.GetObjectMeta()
+				end := initialEventsEnd(m)
+				r.trace(BookmarkReceived{ResourceVersion: m.ResourceVersion, InitialEventsEnd: end})
+				if !end {
+					continue
+				}
+				rv := m.ResourceVersion
+				if rv == "" {
+					return fail(fmt.Errorf("initial-events-end bookmark: %w", ErrNoResourceVersion))
+				}
+				if s.ResourceVersion != "" && olderRV(rv, r.m.lastSync) {
+					r.trace(StaleDiscarded{ResourceVersion: rv, LastSynced: r.m.lastSync})
+					return fail(&StaleError{ResourceVersion: rv, LastSynced: r.m.lastSync})
+				}
+				if err := r.replace(buf, rv); err != nil {
+					return fail(err)
+				}
+				handedOff = true
+				r.handoff = w
+				r.handoffDeadline = start.Add(time.Duration(opts.TimeoutSeconds)*time.Second + watchGrace)
+				return outcome{rv: rv, opened: true}
+			case watch.Error:
+				if ev.Status == nil {
+					return fail(errNoStatus)
+				}
+				return fail(ev.Status)
+			case watch.DecodeFailed:
+				// An initial event was lost: start over.
+				return fail(ev.Err)
+			default:
+				return fail(fmt.Errorf("%w %q", errUnknownEventType, ev.Type))
+			}
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/watch"
+)
+
+// Malformed events a ListerWatcher may hand over.
+var (
+	errNoStatus         = errors.New("watch ERROR event without a Status")
+	errUnknownEventType = errors.New("unknown watch event type")
+)
+
+// watch runs a Watching state: it opens a watch from s's resourceVersion (or
+// continues the stream a streaming list left) and applies every event to the
+// store until the stream ends, fails, or outlives its deadline.
+func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
+	w, deadline := r.handoff, r.handoffDeadline
+	r.handoff = nil
+	if w == nil {
+		opts := ListOptions{ResourceVersion: s.ResourceVersion, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()}
+		r.trace(WatchRequested{Options: opts})
+		var err error
+		w, err = r.lw.Watch(ctx, opts, r.known)
+		if ctx.Err() != nil {
+			if w != nil {
+				w.Stop()
+			}
+			return outcome{stopped: true}
+		}
+		if err != nil {
+			return outcome{err: err}
+		}
+		deadline = r.clock.Now().Add(time.Duration(opts.TimeoutSeconds)*time.Second + watchGrace)
+	}
+	defer w.Stop()
+
+	start := r.clock.Now()
+	expired, stopDeadline := r.clock.NewTimer(deadline.Sub(start))
+	defer stopDeadline()
+	resync := r.armResync()
+	defer func() { resync.stop() }()
+
+	rv, events := s.ResourceVersion, 0
+	end := func(err error) outcome {
+		elapsed := r.clock.Now().Sub(start)
+		r.trace(WatchEnded{ResourceVersion: rv, Events: events, Duration: elapsed, Err: err})
+		return outcome{err: err, rv: rv, opened: true, events: events, elapsed: elapsed}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return outcome{stopped: true}
+		case <-expired:
+			// The server kept the watch open well past its
+			// timeoutSeconds: end it and watch again.
+			return end(nil)
+		case <-resync.c:
+			resync = r.resync(s, resync)
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				if ctx.Err() != nil {
+					return outcome{stopped: true}
+				}
+				if events == 0 && r.clock.Now().Sub(start) < shortWatch {
+					return end(ErrWatchClosedEarly)
+				}
+				return end(nil)
+			}
+			events++
+			switch ev.Type {
+			case watch.Added, watch.Modified, watch.Deleted:
+				if err := r.apply(s, ev); err != nil {
+					return end(err)
+				}
+				rv = r.m.lastSync
+			case watch.Bookmark:
+				if isNil(ev.Object) {
+					return end(fmt.Errorf("BOOKMARK event without an object"))
+				}
+				brv := ev.Object.GetObjectMeta().ResourceVersion
+				r.trace(BookmarkReceived{ResourceVersion: brv})
+				r.advance(brv)
+				rv = r.m.lastSync
+			case watch.Error:
+				if ev.Status == nil {
+					return end(errNoStatus)
+				}
+				return end(ev.Status)
+			case watch.DecodeFailed:
+				// The event is lost if the watch goes on: stop, and
+				// watch again from the last event that arrived whole.
+				return end(ev.Err)
+			default:
+				return end(fmt.Errorf("%w %q", errUnknownEventType, ev.Type))
+			}
+		}
+	}
+}
+
+// apply writes one ADDED, MODIFIED or DELETED event to the store, unless the
+// store already holds a newer version of the object. A store that refuses
+// the write is reported; the watch goes on. A nil object ends the watch.
+func (r *Reflector[T]) apply(current State, ev watch.Event[T]) error {
+	obj := ev.Object
+	if isNil(obj) {
+		return fmt.Errorf("%s event without an object", ev.Type)
+	}
+	m := obj.GetObjectMeta()
+	key := objectKey(m.Namespace, m.Name)
+	if stored, ok := r.stored(key); ok {
+		if srv := stored.GetObjectMeta().ResourceVersion; olderRV(m.ResourceVersion, srv) {
+			if r.tracing() {
+				r.trace(EventSkipped{Type: ev.Type, Key: key, ResourceVersion: m.ResourceVersion, Stored: srv})
+			}
+			r.advance(m.ResourceVersion)
+			return nil
+		}
+	}
+	var err error
+	switch ev.Type {
+	case watch.Added:
+		err = r.store.Add(obj)
+	case watch.Modified:
+		err = r.store.Update(obj)
+	case watch.Deleted:
+		err = r.store.Delete(obj)
+	}
+	if err != nil {
+		r.report(&Error{Op: "store", Resource: r.opts.Name, Class: ClassNeedsHuman,
+			Err: fmt.Errorf("%s %s: %w", ev.Type, key, err), Next: current})
+	} else if r.tracing() {
+		r.trace(EventApplied{Type: ev.Type, Key: key, ResourceVersion: m.ResourceVersion})
+	}
+	r.advance(m.ResourceVersion)
+	return nil
+}
+
+// initialEventsEnd reports whether obj is the bookmark that ends a
+// streaming list.
+func initialEventsEnd(m *meta.ObjectMeta) bool {
+	return m.Annotations[watch.InitialEventsEndAnnotation] == "true"
+}
