@@ -231,8 +231,14 @@ func (s *mapStore) notifyLocked() {
 	s.changed = make(chan struct{})
 }
 
-func (s *mapStore) Add(o *Obj) error    { return s.Update(o) }
-func (s *mapStore) Update(o *Obj) error { s.mu.Lock(); defer s.mu.Unlock(); s.putLocked(o); s.notifyLocked(); return nil }
+func (s *mapStore) Add(o *Obj) error { return s.Update(o) }
+func (s *mapStore) Update(o *Obj) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.putLocked(o)
+	s.notifyLocked()
+	return nil
+}
 func (s *mapStore) Delete(o *Obj) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
