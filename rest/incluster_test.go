@@ -72,4 +72,3 @@ func mustParseURL(t *testing.T, s string) *url.URL {
 	require.NoError(t, err)
 	return u
 }
-
