@@ -109,6 +109,12 @@ func (q *Queue[K]) Add(item K) {
 		q.stats.dropped++
 		return
 	}
+	if _, ok := q.dirty[item]; ok {
+		// The common case for a busy object; skip reading the clock.
+		q.stats.adds++
+		q.stats.merged++
+		return
+	}
 	q.addLocked(item, q.clock.Now())
 }
 
