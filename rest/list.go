@@ -41,3 +41,28 @@ func (r *Request) List(ctx context.Context, each func(item []byte) error) (meta.
 	}
 	return tm, lm, nil
 }
+
+// ListAs sends the request (a GET on a collection) and decodes the list
+// into a meta.List[T], item by item as the body streams in. Items that
+// arrive without kind and apiVersion (the items of built-in lists) get
+// them from the list's kind ("PodList" → "Pod"). It reads one page: follow
+// ListMeta.Continue with the continue parameter for the next.
+func ListAs[T meta.Object](ctx context.Context, r *Request) (meta.List[T], error) {
+	list := meta.List[T]{Items: []T{}}
+	n := 0
+	tm, lm, err := r.List(ctx, func(item []byte) error {
+		obj, err := meta.Decode[T](item)
+		if err != nil {
+			return fmt.Errorf("items[%d]: %w", n, err)
+		}
+		list.Items = append(list.Items, obj)
+		n++
+		return nil
+	})
+	if err != nil {
+		return meta.List[T]{}, err
+	}
+	list.TypeMeta, list.ListMeta = tm, lm
+	list.FillItemTypeMeta()
+	return list, nil
+}

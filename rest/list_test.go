@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/meta"
 )
 
 func TestList(t *testing.T) {
@@ -114,4 +116,44 @@ func decodeTestPod(b []byte) (*testPod, error) {
 	p := new(testPod)
 	err := jsonUnmarshal(b, p)
 	return p, err
+}
+
+func TestListAs(t *testing.T) {
+	srv := newPlainServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v1/namespaces/ns/pods":
+			io.WriteString(w, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},
+"items":[{"metadata":{"name":"a","namespace":"ns"},"spec":{"nodeName":"n1"}},{"metadata":{"name":"b","namespace":"ns"}}]}`)
+		case "/apis/example.com/v1/widgets":
+			io.WriteString(w, `{"kind":"WidgetList","apiVersion":"example.com/v1","metadata":{"resourceVersion":"6","continue":""},
+"items":[{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"w"},"spec":{"size":3}}]}`)
+		case "/api/v1/bad":
+			io.WriteString(w, `{"kind":"PodList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":7}}]}`)
+		case "/api/v1/empty":
+			io.WriteString(w, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":null}`)
+		}
+	}))
+	c := newTestClient(t, &Config{Host: srv.URL})
+
+	pods, err := ListAs[*testPod](t.Context(), c.Get().Namespace("ns").Resource("pods"))
+	require.NoError(t, err)
+	require.Len(t, pods.Items, 2)
+	assert.Equal(t, "5", pods.ResourceVersion)
+	assert.Equal(t, "n1", pods.Items[0].Spec.NodeName)
+	assert.Equal(t, "Pod", pods.Items[1].Kind, "kind filled from the list")
+	assert.Equal(t, "v1", pods.Items[1].APIVersion)
+
+	widgets, err := ListAs[*meta.Unstructured](t.Context(), c.Get().Group("example.com").Version("v1").Resource("widgets"))
+	require.NoError(t, err)
+	require.Len(t, widgets.Items, 1)
+	assert.Equal(t, "Widget", widgets.Items[0].Kind)
+	assert.Equal(t, "w", widgets.Items[0].Name)
+
+	_, err = ListAs[*testPod](t.Context(), c.Get().Resource("bad"))
+	assert.ErrorContains(t, err, "items[1]")
+
+	empty, err := ListAs[*testPod](t.Context(), c.Get().Resource("empty"))
+	require.NoError(t, err)
+	assert.Empty(t, empty.Items)
+	assert.Equal(t, "1", empty.ResourceVersion)
 }

@@ -9,6 +9,14 @@ import (
 	"github.com/kubecache/kubecache/watch"
 )
 
+// Watch opens a watch with the request (a GET on a collection; watch=true
+// is added) and decodes every event's object as a *meta.Unstructured, which
+// holds any kind, custom resources included. See WatchAs for the rest of
+// the contract.
+func (r *Request) Watch(ctx context.Context) (watch.Interface[*meta.Unstructured], error) {
+	return watchDecoded(ctx, r, meta.Decode[*meta.Unstructured])
+}
+
 // WatchAs opens a watch with the request (a GET on a collection; watch=true
 // is added) and decodes every event's object into a new T. Events arrive in
 // the order the server sent them; see watch.NewStreamWatcher for how errors

@@ -195,3 +195,17 @@ func TestWatchWebsocketRejected(t *testing.T) {
 	_, err := WatchAs[*testPod](t.Context(), c.Get().Resource("pods").Websocket())
 	assert.True(t, IsUnauthorized(err), "got %v", err)
 }
+
+func TestWatchUnstructured(t *testing.T) {
+	url := chunkedWatchServer(t, nil)
+	c := newTestClient(t, &Config{Host: url})
+	w, err := c.Get().Namespace("ns").Resource("pods").Watch(t.Context())
+	require.NoError(t, err)
+	defer w.Stop()
+	got := collect(t, w)
+	require.Len(t, got, 5)
+	assert.Equal(t, "Pod", got[0].Object.Kind)
+	assert.Equal(t, "a", got[0].Object.Name)
+	assert.Equal(t, "11", got[1].Object.ResourceVersion)
+	assert.True(t, IsGone(got[4].Status))
+}
