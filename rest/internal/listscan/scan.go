@@ -4,10 +4,15 @@
 // processed in the memory of its largest item.
 //
 // The envelope is a JSON object with "kind", "apiVersion", "metadata" (a
-// ListMeta) and "items", in any order; other keys are skipped.
+// ListMeta) and "items", in any order; other keys are skipped. The envelope
+// is checked strictly. Items (and skipped values) are checked structurally
+// only: strings, escapes and matching brackets, which is enough to find
+// where each ends; their own syntax is checked by whoever decodes them, as
+// the watch frame decoder does for watch events.
 package listscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,177 +23,506 @@ import (
 
 // ErrNotAList is wrapped by the errors Scan returns when the JSON is
 // well formed but is not a list envelope (not an object, items not an
-// array, a key repeated).
+// array of objects, a key repeated, data after the list).
 var ErrNotAList = errors.New("not a list")
 
+// ErrItemTooLarge is wrapped by the error Scan returns when one item (or
+// one skipped value) exceeds MaxItemSize.
+var ErrItemTooLarge = errors.New("list item too large")
+
+// MaxItemSize bounds one item: 128 MiB, far above what etcd stores (1.5 MiB
+// by default), so only a broken or hostile server reaches it.
+const MaxItemSize = 128 << 20
+
+// SyntaxError reports bytes that are not a JSON list envelope. Offset counts
+// bytes from the start of the body.
+type SyntaxError struct {
+	Offset int64
+	Msg    string
+}
+
+// Error returns "syntax error at byte <offset>: <msg>".
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("syntax error at byte %d: %s", e.Offset, e.Msg)
+}
+
 // Scan reads one list object from r and calls each with every element of
-// its items array, in order. The slice handed to each is only valid during
-// the call. If each returns an error, Scan stops and returns it unchanged.
+// its items array, in order. The slice handed to each aliases Scan's buffer
+// and is only valid during the call. If each returns an error, Scan stops
+// and returns it unchanged.
 //
 // Scan returns the list's TypeMeta and ListMeta; metadata may come before or
 // after items (when it comes after, it is known only once Scan returns).
-// Malformed JSON gives an error wrapping a *json.SyntaxError, a body that
-// ends early one wrapping io.ErrUnexpectedEOF, and anything after the list
-// object other than whitespace is an error.
+// Malformed input gives a *SyntaxError, a body that ends early an error
+// wrapping io.ErrUnexpectedEOF, a reader failure an error wrapping the
+// reader's error, and anything after the list object other than whitespace
+// an error wrapping ErrNotAList.
 func Scan(r io.Reader, each func(item []byte) error) (meta.TypeMeta, meta.ListMeta, error) {
-	s := scanner{dec: json.NewDecoder(r), each: each}
+	s := scanner{r: r, each: each, keep: -1}
 	err := s.list()
 	return s.tm, s.lm, err
 }
 
+// minRead is the least free space offered to one Read.
+const minRead = 32 << 10
+
+// maxNesting bounds bracket depth, as encoding/json does.
+const maxNesting = 10000
+
 type scanner struct {
-	dec  *json.Decoder
+	r    io.Reader
 	each func([]byte) error
-	tm   meta.TypeMeta
-	lm   meta.ListMeta
-	item json.RawMessage // reused for every item
-	n    int             // items handed over
+
+	// buf[:end] holds bytes read; pos is the next byte to scan. Bytes from
+	// keep (when >= 0) on belong to the value being scanned and survive a
+	// refill; bytes before min(keep, pos) may be dropped.
+	buf       []byte
+	pos, end  int
+	keep      int
+	base      int64 // stream offset of buf[0]
+	readErr   error // sticky error from r (io.EOF included)
+	stack     []byte
+	tm        meta.TypeMeta
+	lm        meta.ListMeta
+	itemCount int
 }
 
-// eachError marks an error returned by the callback, so it passes through
-// unwrapped.
+// offset is the stream offset of buf[i].
+func (s *scanner) offset(i int) int64 { return s.base + int64(i) }
+
+func (s *scanner) syntaxError(i int, format string, args ...any) error {
+	return &SyntaxError{Offset: s.offset(i), Msg: fmt.Sprintf(format, args...)}
+}
+
+// fill reads more bytes into buf. It returns an error when there are none
+// to be had: io.ErrUnexpectedEOF at the end of the body (the callers only
+// fill when more is due), or the reader's error.
+func (s *scanner) fill() error {
+	for {
+		if s.readErr != nil {
+			if s.readErr == io.EOF {
+				return io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("read list: %w", s.readErr)
+		}
+		if len(s.buf)-s.end < minRead {
+			drop := s.pos
+			if s.keep >= 0 {
+				drop = s.keep
+			}
+			if s.end-drop > MaxItemSize {
+				return fmt.Errorf("%w: more than %d bytes at byte %d", ErrItemTooLarge, MaxItemSize, s.offset(drop))
+			}
+			if drop > 0 && len(s.buf)-(s.end-drop) >= minRead {
+				copy(s.buf, s.buf[drop:s.end])
+			} else {
+				nb := make([]byte, max(2*len(s.buf), s.end-drop+minRead))
+				copy(nb, s.buf[drop:s.end])
+				s.buf = nb
+			}
+			s.end -= drop
+			s.pos -= drop
+			if s.keep >= 0 {
+				s.keep -= drop
+			}
+			s.base += int64(drop)
+		}
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err != nil {
+			s.readErr = err
+		}
+		if n > 0 {
+			return nil
+		}
+	}
+}
+
+// peek skips whitespace and returns the next byte without consuming it.
+func (s *scanner) peek() (byte, error) {
+	for {
+		for s.pos < s.end {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\n', '\r':
+				s.pos++
+			default:
+				return c, nil
+			}
+		}
+		if err := s.fill(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// expect skips whitespace and consumes the byte want.
+func (s *scanner) expect(want byte, where string) error {
+	c, err := s.peek()
+	if err != nil {
+		return err
+	}
+	if c != want {
+		return s.syntaxError(s.pos, "%s: got %s, want %q", where, quoteByte(c), want)
+	}
+	s.pos++
+	return nil
+}
+
+func (s *scanner) list() error {
+	c, err := s.peek()
+	if err != nil {
+		return err
+	}
+	if c != '{' {
+		return fmt.Errorf("%w: the list is %s, not an object", ErrNotAList, describeStart(c))
+	}
+	s.pos++
+	if c, err = s.peek(); err != nil {
+		return err
+	}
+	if c == '}' {
+		s.pos++
+		return s.trailer()
+	}
+	seen := 0 // bit set of the known keys already read
+	for {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':', "after key "+fmt.Sprintf("%q", key)); err != nil {
+			return err
+		}
+		bit := 0
+		switch key {
+		case "kind":
+			bit = 1
+		case "apiVersion":
+			bit = 2
+		case "metadata":
+			bit = 4
+		case "items":
+			bit = 8
+		}
+		if seen&bit != 0 {
+			return fmt.Errorf("%w: key %q appears twice", ErrNotAList, key)
+		}
+		seen |= bit
+		switch key {
+		case "kind":
+			err = s.decodeValue(key, &s.tm.Kind)
+		case "apiVersion":
+			err = s.decodeValue(key, &s.tm.APIVersion)
+		case "metadata":
+			err = s.decodeValue(key, &s.lm)
+		case "items":
+			if err = s.items(); err != nil {
+				var ee eachError
+				if errors.As(err, &ee) {
+					return ee.err
+				}
+			}
+		default:
+			_, err = s.value()
+		}
+		if err != nil {
+			return err
+		}
+		c, err := s.peek()
+		if err != nil {
+			return err
+		}
+		s.pos++
+		switch c {
+		case ',':
+		case '}':
+			return s.trailer()
+		default:
+			return s.syntaxError(s.pos-1, "after a value in the list object: got %s, want ',' or '}'", quoteByte(c))
+		}
+	}
+}
+
+// trailer checks that only whitespace follows the list object.
+func (s *scanner) trailer() error {
+	c, err := s.peek()
+	if errors.Is(err, io.ErrUnexpectedEOF) && s.readErr == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: data after the list object at byte %d (%s)", ErrNotAList, s.offset(s.pos), quoteByte(c))
+}
+
+// key reads an object key and returns it unquoted.
+func (s *scanner) key() (string, error) {
+	c, err := s.peek()
+	if err != nil {
+		return "", err
+	}
+	if c != '"' {
+		return "", s.syntaxError(s.pos, "got %s, want a key", quoteByte(c))
+	}
+	span, err := s.value()
+	if err != nil {
+		return "", err
+	}
+	var k string
+	if err := json.Unmarshal(span, &k); err != nil {
+		return "", s.syntaxError(s.pos-len(span), "key: %v", err)
+	}
+	return k, nil
+}
+
+// decodeValue reads a value and decodes it with encoding/json into v.
+func (s *scanner) decodeValue(key string, v any) error {
+	span, err := s.value()
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	if err := json.Unmarshal(span, v); err != nil {
+		return fmt.Errorf("%s at byte %d: %w", key, s.offset(s.pos-len(span)), err)
+	}
+	return nil
+}
+
+// items reads the items array (or null), handing each element over.
+func (s *scanner) items() error {
+	c, err := s.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case 'n':
+		span, err := s.value()
+		if err != nil {
+			return err
+		}
+		if string(span) != "null" {
+			return s.syntaxError(s.pos-len(span), "items: invalid literal %q", truncate(span))
+		}
+		return nil
+	case '[':
+	default:
+		return fmt.Errorf("%w: items is %s, not an array", ErrNotAList, describeStart(c))
+	}
+	s.pos++
+	if c, err = s.peek(); err != nil {
+		return err
+	}
+	if c == ']' {
+		s.pos++
+		return nil
+	}
+	for {
+		if c, err = s.peek(); err != nil {
+			return fmt.Errorf("items[%d]: %w", s.itemCount, err)
+		}
+		if c != '{' {
+			return fmt.Errorf("%w: items[%d] is %s, not an object", ErrNotAList, s.itemCount, describeStart(c))
+		}
+		item, err := s.value()
+		if err != nil {
+			return fmt.Errorf("items[%d]: %w", s.itemCount, err)
+		}
+		if err := s.each(item); err != nil {
+			return eachError{err}
+		}
+		s.itemCount++
+		if c, err = s.peek(); err != nil {
+			return err
+		}
+		s.pos++
+		switch c {
+		case ',':
+		case ']':
+			return nil
+		default:
+			return s.syntaxError(s.pos-1, "after items[%d]: got %s, want ',' or ']'", s.itemCount-1, quoteByte(c))
+		}
+	}
+}
+
+// eachError carries the callback's error out of the scanner untouched.
 type eachError struct{ err error }
 
 func (e eachError) Error() string { return e.err.Error() }
+func (e eachError) Unwrap() error { return e.err }
 
-func (s *scanner) list() error {
-	if err := s.delim('{', "the list"); err != nil {
-		return err
+// value skips whitespace, scans the value that follows and returns
+// its bytes, which stay valid until the next scan. Objects, arrays and
+// strings are checked structurally; a scalar must be a JSON literal or
+// number.
+func (s *scanner) value() ([]byte, error) {
+	c, err := s.peek()
+	if err != nil {
+		return nil, err
 	}
-	seen := map[string]bool{}
-	for s.dec.More() {
-		tok, err := s.token()
-		if err != nil {
+	s.keep = s.pos
+	defer func() { s.keep = -1 }()
+	switch c {
+	case '{', '[':
+		err = s.nested()
+	case '"':
+		s.pos++
+		err = s.stringRest()
+	default:
+		err = s.scalar()
+	}
+	if err != nil {
+		return nil, err
+	}
+	// keep may have moved with a compaction; start is relative to it.
+	return s.buf[s.keep:s.pos], nil
+}
+
+// nested scans an object or array from its opening bracket.
+func (s *scanner) nested() error {
+	s.stack = append(s.stack[:0], s.buf[s.pos])
+	s.pos++
+	for len(s.stack) > 0 {
+		if s.pos == s.end {
+			if err := s.fill(); err != nil {
+				return err
+			}
+		}
+		// The fast path: skip bytes that matter to no one.
+		buf := s.buf[s.pos:s.end]
+		i := 0
+		for i < len(buf) && !special[buf[i]] {
+			i++
+		}
+		s.pos += i
+		if i == len(buf) {
+			continue
+		}
+		switch c := s.buf[s.pos]; c {
+		case '"':
+			s.pos++
+			if err := s.stringRest(); err != nil {
+				return err
+			}
+			continue
+		case '{', '[':
+			if len(s.stack) >= maxNesting {
+				return s.syntaxError(s.pos, "nested too deeply")
+			}
+			s.stack = append(s.stack, c)
+		case '}', ']':
+			open := s.stack[len(s.stack)-1]
+			if (c == '}') != (open == '{') {
+				return s.syntaxError(s.pos, "%s closes %s", quoteByte(c), quoteByte(open))
+			}
+			s.stack = s.stack[:len(s.stack)-1]
+		}
+		s.pos++
+	}
+	return nil
+}
+
+// special marks the bytes nested must look at.
+var special = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+
+// stringRest scans the rest of a string after its opening quote.
+func (s *scanner) stringRest() error {
+	for {
+		buf := s.buf[s.pos:s.end]
+		q := bytes.IndexByte(buf, '"')
+		limit := q
+		if q < 0 {
+			limit = len(buf)
+		}
+		if b := bytes.IndexByte(buf[:limit], '\\'); b >= 0 {
+			s.pos += b
+			if s.pos+1 >= s.end {
+				// The escaped byte is still to come.
+				if err := s.fill(); err != nil {
+					return err
+				}
+				continue
+			}
+			s.pos += 2 // the backslash and the byte it escapes
+			continue
+		}
+		if q >= 0 {
+			s.pos += q + 1
+			return nil
+		}
+		s.pos = s.end
+		if err := s.fill(); err != nil {
 			return err
 		}
-		key, _ := tok.(string) // More inside an object means a key comes
-		switch key {
-		case "kind", "apiVersion", "metadata", "items":
-			if seen[key] {
-				return fmt.Errorf("%w: key %q appears twice", ErrNotAList, key)
+	}
+}
+
+// scalar scans a literal or number and checks it.
+func (s *scanner) scalar() error {
+	start := s.pos
+	for {
+		for s.pos < s.end {
+			switch s.buf[s.pos] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r', ':', '"', '{', '[':
+				return s.checkScalar(start)
 			}
-			seen[key] = true
+			s.pos++
+			if s.pos-start > 64 {
+				return s.syntaxError(start, "invalid value %s", truncate(s.buf[start:s.pos]))
+			}
 		}
-		switch key {
-		case "kind":
-			err = s.value(key, &s.tm.Kind)
-		case "apiVersion":
-			err = s.value(key, &s.tm.APIVersion)
-		case "metadata":
-			err = s.value(key, &s.lm)
-		case "items":
-			err = s.items()
-		default:
-			var skip json.RawMessage
-			err = s.value(key, &skip)
-		}
-		if err != nil {
-			var ee eachError
-			if errors.As(err, &ee) {
-				return ee.err
+		if err := s.fill(); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) && s.pos > start {
+				// A scalar may end the body (a bare top-level number);
+				// let the caller see the end.
+				return s.checkScalar(start)
 			}
 			return err
 		}
+		start = s.keep // the buffer may have moved
 	}
-	if err := s.delim('}', "the list"); err != nil {
-		return err
+}
+
+func (s *scanner) checkScalar(start int) error {
+	span := s.buf[start:s.pos]
+	if len(span) == 0 {
+		return s.syntaxError(start, "got %s, want a value", quoteByte(s.buf[s.pos]))
 	}
-	if _, err := s.dec.Token(); err != io.EOF {
-		if err == nil {
-			return fmt.Errorf("%w: data after the list object", ErrNotAList)
-		}
-		return fmt.Errorf("after the list object: %w", err)
+	if !json.Valid(span) {
+		return s.syntaxError(start, "invalid value %s", truncate(span))
 	}
 	return nil
 }
 
-// items reads the items array (or null), calling each per element.
-func (s *scanner) items() error {
-	tok, err := s.token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
-		return nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return fmt.Errorf("%w: items is %s, not an array", ErrNotAList, describe(tok))
-	}
-	for s.dec.More() {
-		if err := s.dec.Decode(&s.item); err != nil {
-			return fmt.Errorf("items[%d]: %w", s.n, eofIsUnexpected(err))
-		}
-		if len(s.item) == 0 || s.item[0] != '{' {
-			return fmt.Errorf("%w: items[%d] is not an object", ErrNotAList, s.n)
-		}
-		if err := s.each(s.item); err != nil {
-			return eachError{err}
-		}
-		s.n++
-	}
-	return s.delim(']', "items")
-}
-
-// value decodes the value of key into v.
-func (s *scanner) value(key string, v any) error {
-	if err := s.dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", key, eofIsUnexpected(err))
-	}
-	return nil
-}
-
-// delim reads the delimiter want.
-func (s *scanner) delim(want json.Delim, where string) error {
-	tok, err := s.token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		if want == '{' {
-			return fmt.Errorf("%w: %s is %s, not an object", ErrNotAList, where, describe(tok))
-		}
-		return fmt.Errorf("%w: %s: got %s, want %q", ErrNotAList, where, describe(tok), want)
-	}
-	return nil
-}
-
-// token reads a token; an end of input here is always premature.
-func (s *scanner) token() (json.Token, error) {
-	tok, err := s.dec.Token()
-	if err != nil {
-		return nil, eofIsUnexpected(err)
-	}
-	return tok, nil
-}
-
-// eofIsUnexpected turns io.EOF (the body ended where more was due) into
-// io.ErrUnexpectedEOF.
-func eofIsUnexpected(err error) error {
-	if errors.Is(err, io.EOF) {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
-// describe names a JSON token for an error message.
-func describe(tok json.Token) string {
-	switch t := tok.(type) {
-	case json.Delim:
-		if t == '{' {
-			return "an object"
-		}
-		if t == '[' {
-			return "an array"
-		}
-		return fmt.Sprintf("%q", string(t))
-	case string:
+// describeStart names the kind of JSON value that starts with c.
+func describeStart(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
 		return "a string"
-	case bool:
+	case 't', 'f':
 		return "a boolean"
-	case float64, json.Number:
-		return "a number"
-	case nil:
+	case 'n':
 		return "null"
 	}
-	return fmt.Sprintf("%T", tok)
+	if c == '-' || ('0' <= c && c <= '9') {
+		return "a number"
+	}
+	return quoteByte(c)
+}
+
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return fmt.Sprintf("%q", rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+func truncate(b []byte) string {
+	if len(b) > 32 {
+		return fmt.Sprintf("%q...", b[:32])
+	}
+	return fmt.Sprintf("%q", b)
 }
