@@ -255,8 +255,4 @@ func runConvergence(t *testing.T, q lenQueue, known *cache.Indexer[*testPod], se
 	t.Logf("writer ops %v; %d pops", counts, pops)
 }
 
-// lenQueue is a Queue that can say how much it holds.
-type lenQueue interface {
-	cache.Queue[*testPod]
-	Len() int
-}
+type lenQueue = cache.Queue[*testPod]

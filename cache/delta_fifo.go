@@ -125,21 +125,56 @@ func (f *DeltaFIFO[T]) currentLocked(key string) (T, bool) {
 	return zero, false
 }
 
-// List returns the newest queued state of every queued key, in queue order.
-// A key whose newest delta is a deletion is listed with its last state.
+// List returns the newest known state of every object the queue knows:
+// queued, being processed, or in KnownObjects. Objects whose newest state
+// is a deletion are left out.
 func (f *DeltaFIFO[T]) List() []T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]T, 0, len(f.queue))
-	for _, key := range f.queue {
-		d, _ := f.items[key].deltas.Newest()
-		out = append(out, d.Object)
-	}
+	f.eachKnownLocked(func(_ string, obj T) { out = append(out, obj) })
 	return out
 }
 
-// ListKeys returns the queued keys, in queue order.
+// ListKeys returns the keys of the objects List returns.
 func (f *DeltaFIFO[T]) ListKeys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]string, 0, len(f.queue))
+	f.eachKnownLocked(func(key string, _ T) { out = append(out, key) })
+	return out
+}
+
+// eachKnownLocked calls fn with the key and newest state of every known
+// object: queued keys in queue order, then the key in flight, then the
+// rest of KnownObjects.
+func (f *DeltaFIFO[T]) eachKnownLocked(fn func(key string, obj T)) {
+	for _, key := range f.queue {
+		if obj, ok := f.currentLocked(key); ok {
+			fn(key, obj)
+		}
+	}
+	in := f.inflight
+	if _, queued := f.items[in.key]; in.active && !queued {
+		if obj, ok := f.currentLocked(in.key); ok {
+			fn(in.key, obj)
+		}
+	}
+	if f.known == nil {
+		return
+	}
+	for _, key := range f.known.ListKeys() {
+		if _, queued := f.items[key]; queued || f.inflight.is(key) {
+			continue
+		}
+		if obj, ok := f.known.GetByKey(key); ok {
+			fn(key, obj)
+		}
+	}
+}
+
+// QueuedKeys returns the queued keys, in the order Pop will take them.
+func (f *DeltaFIFO[T]) QueuedKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.queue...)
@@ -152,7 +187,7 @@ func (f *DeltaFIFO[T]) Len() int {
 	return len(f.queue)
 }
 
-// Get returns the newest queued state of obj's key.
+// Get returns the newest known state of obj's key.
 func (f *DeltaFIFO[T]) Get(obj T) (item T, exists bool, err error) {
 	key, err := f.key.keyFunc(obj)
 	if err != nil {
@@ -163,17 +198,13 @@ func (f *DeltaFIFO[T]) Get(obj T) (item T, exists bool, err error) {
 	return item, exists, nil
 }
 
-// GetByKey returns the newest queued state of key; false if key is not
-// queued.
+// GetByKey returns the newest known state of key: queued, being
+// processed, or in KnownObjects; false if there is none or it is a
+// deletion.
 func (f *DeltaFIFO[T]) GetByKey(key string) (item T, exists bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	e, ok := f.items[key]
-	if !ok {
-		return item, false
-	}
-	d, _ := e.deltas.Newest()
-	return d.Object, true
+	return f.currentLocked(key)
 }
 
 // Deltas returns a copy of the deltas queued for key.
@@ -200,13 +231,7 @@ func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
 
 // BeginReplace starts a Replacement that calls Replace at Commit.
 func (f *DeltaFIFO[T]) BeginReplace() Replacement[T] {
-	return &queueReplacement[T]{key: f.key, current: f.current, replace: f.replace}
-}
-
-func (f *DeltaFIFO[T]) current(key string) (T, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.currentLocked(key)
+	return &queueReplacement[T]{key: f.key, current: f.GetByKey, replace: f.replace}
 }
 
 func (f *DeltaFIFO[T]) replace(keys []string, items []T, resourceVersion string) error {

@@ -54,12 +54,12 @@ func TestDeltaFIFOAccumulatesPerKeyInArrivalOrder(t *testing.T) {
 	require.NoError(t, f.Delete(newPod("ns", "a", "4")))
 	require.NoError(t, f.Add(newPod("", "c", "5")))
 
-	assert.Equal(t, []string{"ns/a", "ns/b", "c"}, f.ListKeys(), "keys in order of first arrival")
+	assert.Equal(t, []string{"ns/a", "ns/b", "c"}, f.QueuedKeys(), "keys in order of first arrival")
 	assert.Equal(t, 3, f.Len())
-	newest, ok := f.GetByKey("ns/a")
-	require.True(t, ok)
-	assert.Equal(t, "4", newest.ResourceVersion, "GetByKey is the newest queued state")
-	assert.Equal(t, []string{"4", "2", "5"}, []string{f.List()[0].ResourceVersion, f.List()[1].ResourceVersion, f.List()[2].ResourceVersion})
+	_, ok := f.GetByKey("ns/a")
+	assert.False(t, ok, "the newest state of ns/a is a deletion")
+	assert.Equal(t, []string{"ns/b", "c"}, f.ListKeys(), "the objects known to exist")
+	assert.Equal(t, []string{"c", "ns/b"}, keysOf(f.List()))
 
 	p := popOne(t, f)
 	assert.Equal(t, "ns/a", p.key)
@@ -162,7 +162,7 @@ func TestDeltaFIFOHasSynced(t *testing.T) {
 	var rq *cache.RequeueError
 	require.ErrorAs(t, err, &rq, "Pop returns the process error")
 	assert.False(t, f.HasSynced(), "requeued, not processed")
-	assert.Equal(t, []string{"ns/c", "ns/b"}, f.ListKeys())
+	assert.Equal(t, []string{"ns/c", "ns/b"}, f.QueuedKeys())
 
 	popOne(t, f) // c: not part of the first Replace
 	assert.False(t, f.HasSynced())
@@ -304,7 +304,7 @@ func TestDeltaFIFOPopsOneAtATime(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	close(releaseA)
 	require.NoError(t, <-errc)
-	assert.Equal(t, []string{"ns/b"}, f.ListKeys())
+	assert.Equal(t, []string{"ns/b"}, f.QueuedKeys())
 }
 
 func TestDeltaFIFOBeginReplace(t *testing.T) {
@@ -327,7 +327,7 @@ func TestDeltaFIFOBeginReplace(t *testing.T) {
 	assert.Equal(t, 1, f.Len(), "nothing is queued before Commit")
 	require.NoError(t, r.Commit("9"))
 	assert.ErrorIs(t, r.Commit("9"), cache.ErrReplacementDone)
-	assert.Equal(t, []string{"ns/q", "ns/gone", "ns/a"}, f.ListKeys())
+	assert.Equal(t, []string{"ns/q", "ns/gone", "ns/a"}, f.QueuedKeys())
 	assert.True(t, !f.HasSynced())
 
 	r = f.BeginReplace()
@@ -335,4 +335,55 @@ func TestDeltaFIFOBeginReplace(t *testing.T) {
 	r.Abort()
 	assert.ErrorIs(t, r.Add(newPod("ns", "z", "1")), cache.ErrReplacementDone)
 	assert.Equal(t, 3, f.Len(), "an aborted replacement queues nothing")
+}
+
+// TestQueuesReadNewestKnownState: reading a queue as a Store gives the
+// newest state it knows of each object, wherever that state is.
+func TestQueuesReadNewestKnownState(t *testing.T) {
+	for _, kind := range []string{"DeltaFIFO", "FIFO"} {
+		t.Run(kind, func(t *testing.T) {
+			known := cache.NewIndexer[*testPod](nil)
+			require.NoError(t, known.Add(newPod("ns", "indexed", "1")))
+			require.NoError(t, known.Add(newPod("ns", "updated", "1")))
+			require.NoError(t, known.Add(newPod("ns", "deleted", "1")))
+			require.NoError(t, known.Add(newPod("ns", "flying", "1")))
+			var q lenQueue
+			if kind == "DeltaFIFO" {
+				q = cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+			} else {
+				q = cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+			}
+			require.NoError(t, q.Update(newPod("ns", "flying", "2")))
+			require.NoError(t, q.Update(newPod("ns", "updated", "3")))
+			require.NoError(t, q.Delete(newPod("ns", "deleted", "4")))
+			require.NoError(t, q.Add(newPod("ns", "new", "5")))
+
+			rvs := func() map[string]string {
+				out := map[string]string{}
+				for _, p := range q.List() {
+					out[metaKey(p)] = p.ResourceVersion
+				}
+				return out
+			}
+			err := q.Pop(context.Background(), func(key string, _ cache.Deltas[*testPod]) error {
+				require.Equal(t, "ns/flying", key)
+				// ns/flying is neither queued nor yet in the indexer.
+				assert.Equal(t, map[string]string{"ns/indexed": "1", "ns/updated": "3", "ns/flying": "2", "ns/new": "5"}, rvs())
+				assert.Equal(t, []string{"ns/flying", "ns/indexed", "ns/new", "ns/updated"}, sorted(q.ListKeys()))
+				got, ok := q.GetByKey("ns/flying")
+				require.True(t, ok, `GetByKey("ns/flying") while it is processed`)
+				assert.Equal(t, "2", got.ResourceVersion)
+				return nil
+			})
+			require.NoError(t, err)
+			_, ok := q.GetByKey("ns/deleted")
+			assert.False(t, ok, "an object queued for deletion is gone")
+			got, exists, err := q.Get(newPod("ns", "indexed", ""))
+			require.NoError(t, err)
+			require.True(t, exists)
+			assert.Equal(t, "1", got.ResourceVersion, "an object with nothing queued is read from KnownObjects")
+			_, _, err = q.Get(newPod("ns", "", ""))
+			assert.ErrorIs(t, err, cache.ErrNoName)
+		})
+	}
 }

@@ -130,29 +130,57 @@ func (f *FIFO[T]) currentLocked(key string) (T, bool) {
 	return zero, false
 }
 
-// List returns the newest queued state of every key with queued entries,
-// in the order of each key's oldest entry. A key whose newest delta is a
-// deletion is listed with its last state.
+// List returns the newest known state of every object the queue knows:
+// queued, being processed, or in KnownObjects. Objects whose newest state
+// is a deletion are left out.
 func (f *FIFO[T]) List() []T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]T, 0, len(f.pending))
-	f.eachKeyLocked(func(key string) { out = append(out, f.pending[key].newest.Object) })
+	f.eachKnownLocked(func(_ string, obj T) { out = append(out, obj) })
 	return out
 }
 
-// ListKeys returns the keys with queued entries, in the order of each key's
-// oldest entry.
+// ListKeys returns the keys of the objects List returns.
 func (f *FIFO[T]) ListKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]string, 0, len(f.pending))
-	f.eachKeyLocked(func(key string) { out = append(out, key) })
+	f.eachKnownLocked(func(key string, _ T) { out = append(out, key) })
 	return out
 }
 
-// eachKeyLocked calls fn once for each key with queued entries.
-func (f *FIFO[T]) eachKeyLocked(fn func(key string)) {
+// eachKnownLocked calls fn with the key and newest state of every known
+// object: keys with queued entries in the order of their oldest entry,
+// then the key in flight, then the rest of KnownObjects.
+func (f *FIFO[T]) eachKnownLocked(fn func(key string, obj T)) {
+	f.eachQueuedKeyLocked(func(key string) {
+		if obj, ok := f.currentLocked(key); ok {
+			fn(key, obj)
+		}
+	})
+	in := f.inflight
+	if _, queued := f.pending[in.key]; in.active && !queued {
+		if obj, ok := f.currentLocked(in.key); ok {
+			fn(in.key, obj)
+		}
+	}
+	if f.known == nil {
+		return
+	}
+	for _, key := range f.known.ListKeys() {
+		if _, queued := f.pending[key]; queued || f.inflight.is(key) {
+			continue
+		}
+		if obj, ok := f.known.GetByKey(key); ok {
+			fn(key, obj)
+		}
+	}
+}
+
+// eachQueuedKeyLocked calls fn once for each key with queued entries, in
+// the order of each key's oldest entry.
+func (f *FIFO[T]) eachQueuedKeyLocked(fn func(key string)) {
 	seen := make(map[string]struct{}, len(f.pending))
 	for _, e := range f.entries[f.head:] {
 		if _, dup := seen[e.key]; dup {
@@ -163,6 +191,16 @@ func (f *FIFO[T]) eachKeyLocked(fn func(key string)) {
 	}
 }
 
+// QueuedKeys returns the keys with queued entries, in the order of each
+// key's oldest entry.
+func (f *FIFO[T]) QueuedKeys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]string, 0, len(f.pending))
+	f.eachQueuedKeyLocked(func(key string) { out = append(out, key) })
+	return out
+}
+
 // Len returns the number of queued entries (deltas, not keys).
 func (f *FIFO[T]) Len() int {
 	f.mu.Lock()
@@ -170,7 +208,7 @@ func (f *FIFO[T]) Len() int {
 	return len(f.entries) - f.head
 }
 
-// Get returns the newest queued state of obj's key.
+// Get returns the newest known state of obj's key.
 func (f *FIFO[T]) Get(obj T) (item T, exists bool, err error) {
 	key, err := f.key.keyFunc(obj)
 	if err != nil {
@@ -181,16 +219,13 @@ func (f *FIFO[T]) Get(obj T) (item T, exists bool, err error) {
 	return item, exists, nil
 }
 
-// GetByKey returns the newest queued state of key; false if key has no
-// queued entries.
+// GetByKey returns the newest known state of key: queued, being
+// processed, or in KnownObjects; false if there is none or it is a
+// deletion.
 func (f *FIFO[T]) GetByKey(key string) (item T, exists bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	p, ok := f.pending[key]
-	if !ok {
-		return item, false
-	}
-	return p.newest.Object, true
+	return f.currentLocked(key)
 }
 
 // Replace queues Replaced for every item, in order, then Deleted,
@@ -206,13 +241,7 @@ func (f *FIFO[T]) Replace(items []T, resourceVersion string) error {
 
 // BeginReplace starts a Replacement that calls Replace at Commit.
 func (f *FIFO[T]) BeginReplace() Replacement[T] {
-	return &queueReplacement[T]{key: f.key, current: f.current, replace: f.replace}
-}
-
-func (f *FIFO[T]) current(key string) (T, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.currentLocked(key)
+	return &queueReplacement[T]{key: f.key, current: f.GetByKey, replace: f.replace}
 }
 
 func (f *FIFO[T]) replace(keys []string, items []T, resourceVersion string) error {
@@ -240,7 +269,7 @@ func (f *FIFO[T]) replace(keys []string, items []T, resourceVersion string) erro
 			missing = append(missing, gone{key, obj})
 		}
 	}
-	f.eachKeyLocked(consider)
+	f.eachQueuedKeyLocked(consider)
 	if in := f.inflight; in.active {
 		if _, queued := f.pending[in.key]; !queued {
 			consider(in.key)

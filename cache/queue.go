@@ -46,6 +46,9 @@ type Queue[T meta.Object] interface {
 	// HasSynced reports whether everything queued by the first Replace has
 	// been popped and processed.
 	HasSynced() bool
+	// Len returns the number of queued entries: keys for a DeltaFIFO,
+	// deltas for a FIFO.
+	Len() int
 	// Close ends the queue and wakes a waiting Pop. It is idempotent.
 	Close()
 }

@@ -11,14 +11,19 @@ import (
 // and each operation means something for each of them:
 //
 //   - *Indexer, the cache itself: Add, Update and Delete change the object
-//     stored under the object's key; List, ListKeys, Get and GetByKey read
-//     what is stored; Replace swaps the whole contents.
+//     stored under the object's key; Replace swaps the whole contents.
 //   - *DeltaFIFO and *FIFO, the queues an informer sits behind: Add, Update
-//     and Delete queue an Added, Updated or Deleted delta; List, ListKeys,
-//     Get and GetByKey read what is waiting in the queue (the newest queued
-//     state of each key); Replace queues a Replaced delta per listed object
-//     and a Deleted delta, marked FinalStateUnknown, for every known object
-//     the list no longer holds.
+//     and Delete queue an Added, Updated or Deleted delta; Replace queues a
+//     Replaced delta per listed object and a Deleted delta, marked
+//     FinalStateUnknown, for every known object the list no longer holds.
+//
+// For all three, List, ListKeys, Get and GetByKey read the newest state the
+// store knows of each object, so that what was last written is what is
+// read back. For the Indexer that is the stored object. For a queue it is
+// the newest queued state of the key, else the state being processed by
+// Pop, else the state in the KnownObjects behind the queue; an object whose
+// newest state is a deletion is not there. (What is waiting in a queue is
+// read with its own methods: Len, QueuedKeys.)
 //
 // The original interface also has Resync. A resync re-delivers every known
 // object to whoever processes the store; a plain cache has no such consumer,
@@ -38,16 +43,14 @@ type Store[T meta.Object] interface {
 	// Delete records that obj no longer exists. Deleting an object the
 	// store does not know is not an error.
 	Delete(obj T) error
-	// List returns every object (for a queue: the newest queued state of
-	// every queued key), in no particular order for the Indexer and in
-	// queue order for the queues.
+	// List returns every object the store knows, in no particular order.
 	List() []T
 	// ListKeys returns the keys List would return objects for.
 	ListKeys() []string
-	// Get returns the object stored under obj's key; it fails only if obj
-	// has no key.
+	// Get returns the newest state known under obj's key; it fails only
+	// if obj has no key.
 	Get(obj T) (item T, exists bool, err error)
-	// GetByKey returns the object stored under key.
+	// GetByKey returns the newest state known under key.
 	GetByKey(key string) (item T, exists bool)
 	// Replace replaces everything the store knows with items, the complete
 	// result of a list read at resourceVersion. It is the whole-list form of

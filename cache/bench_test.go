@@ -1,0 +1,289 @@
+package cache_test
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubecache/kubecache/cache"
+	"github.com/kubecache/kubecache/selector"
+)
+
+// benchN is the number of objects the benchmarks hold.
+const benchN = 100_000
+
+// benchPods returns a fixed data set of benchN pods: 100 namespaces of
+// 1,000 pods, 500 nodes, 7 values of the "app" label. It is built once.
+var benchPods = sync.OnceValue(func() []*testPod { return makeBenchPods("1") })
+
+// benchPodsV2 holds the same keys as benchPods, at a later resourceVersion
+// and on other nodes.
+var benchPodsV2 = sync.OnceValue(func() []*testPod { return makeBenchPods("2") })
+
+func makeBenchPods(rv string) []*testPod {
+	out := make([]*testPod, benchN)
+	for i := range out {
+		p := newPod("namespace-"+strconv.Itoa(i%100), "pod-"+strconv.Itoa(i)+"-7c5ddbdf54-abcde", rv,
+			"app", "app-"+strconv.Itoa(i%7), "pod-template-hash", "7c5ddbdf54")
+		p.Spec.NodeName = "node-" + strconv.Itoa((i+int(rv[0]-'0'))%500)
+		out[i] = p
+	}
+	return out
+}
+
+// newBenchIndexer returns an Indexer holding pods, with a node index.
+func newBenchIndexer(b *testing.B, pods []*testPod) *cache.Indexer[*testPod] {
+	b.Helper()
+	x := cache.NewIndexer[*testPod](nil)
+	if err := x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}); err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Replace(pods, "1"); err != nil {
+		b.Fatal(err)
+	}
+	return x
+}
+
+// BenchmarkIndexerAdd fills an Indexer (namespace and node indexes) with
+// 100,000 new objects, again and again; one op is one Add.
+func BenchmarkIndexerAdd(b *testing.B) {
+	pods := benchPods()
+	var x *cache.Indexer[*testPod]
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if i%benchN == 0 {
+			b.StopTimer()
+			x = cache.NewIndexer[*testPod](nil)
+			if err := x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		if err := x.Add(pods[i%benchN]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIndexerUpdate replaces objects of a 100,000-object Indexer with
+// newer states that move them to another node.
+func BenchmarkIndexerUpdate(b *testing.B) {
+	v1, v2 := benchPods(), benchPodsV2()
+	x := newBenchIndexer(b, v1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p := v2[i%benchN]
+		if (i/benchN)%2 == 1 {
+			p = v1[i%benchN]
+		}
+		if err := x.Update(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIndexerGetByKey reads objects of a 100,000-object Indexer by
+// key, in a scattered order.
+func BenchmarkIndexerGetByKey(b *testing.B) {
+	pods := benchPods()
+	x := newBenchIndexer(b, pods)
+	keys := make([]string, benchN)
+	for i, p := range pods {
+		keys[i] = metaKey(p)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, ok := x.GetByKey(keys[(i*7919)%benchN]); !ok {
+			b.Fatal("missing")
+		}
+	}
+}
+
+// BenchmarkIndexerByIndex asks a 100,000-object Indexer for the 1,000
+// objects of one namespace, and for the 200 objects of one node.
+func BenchmarkIndexerByIndex(b *testing.B) {
+	x := newBenchIndexer(b, benchPods())
+	b.Run("namespace=1000", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			objs, err := x.ByIndex(cache.NamespaceIndex, "namespace-"+strconv.Itoa(i%100))
+			if err != nil || len(objs) != 1000 {
+				b.Fatal(len(objs), err)
+			}
+		}
+	})
+	b.Run("node=200", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			objs, err := x.ByIndex("node", "node-"+strconv.Itoa(1+i%499))
+			if err != nil || len(objs) != 200 {
+				b.Fatal(len(objs), err)
+			}
+		}
+	})
+}
+
+// BenchmarkListerList lists by label selector from a 100,000-object
+// Indexer: across all namespaces (14,286 matches) and in one namespace
+// (143 matches).
+func BenchmarkListerList(b *testing.B) {
+	pods := benchPods()
+	l := cache.NewLister(newBenchIndexer(b, pods))
+	sel, err := selector.ParseLabels("app=app-3,pod-template-hash")
+	if err != nil {
+		b.Fatal(err)
+	}
+	all, inNS := 0, 0
+	for _, p := range pods {
+		if sel.Matches(p.Labels) {
+			all++
+			if p.Namespace == "namespace-3" {
+				inNS++
+			}
+		}
+	}
+	b.Run("all-namespaces", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if n := len(l.List(sel)); n != all {
+				b.Fatal(n, all)
+			}
+		}
+	})
+	b.Run("one-namespace", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if n := len(l.Namespace("namespace-3").List(sel)); n != inNS {
+				b.Fatal(n, inNS)
+			}
+		}
+	})
+}
+
+// BenchmarkIndexerReplace replaces the whole contents of a 100,000-object
+// Indexer; one op is one Replace of 100,000 objects.
+func BenchmarkIndexerReplace(b *testing.B) {
+	v1, v2 := benchPods(), benchPodsV2()
+	x := newBenchIndexer(b, v1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		items := v2
+		if i%2 == 1 {
+			items = v1
+		}
+		if err := x.Replace(items, "2"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMemoryPerEntry measures what an Indexer with the namespace and
+// node indexes costs per object beyond the objects themselves: its maps,
+// its keys, its index entries. The objects exist before the measurement.
+func BenchmarkMemoryPerEntry(b *testing.B) {
+	pods := benchPods()
+	var perEntry float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		x := cache.NewIndexer[*testPod](nil)
+		if err := x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}); err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range pods {
+			if err := x.Add(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perEntry = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / benchN
+		runtime.KeepAlive(x)
+	}
+	b.ReportMetric(perEntry, "bytes/entry")
+}
+
+// BenchmarkReaderLatencyDuringReplace reads by key from a 100,000-object
+// Indexer, first alone ("idle"), then while another goroutine replaces its
+// whole contents over and over, 100,000 objects each time
+// ("during-replace"), and reports the readers' latency percentiles. The
+// lock readers share is held by a Replace only for the swap, never while
+// it builds the new contents.
+func BenchmarkReaderLatencyDuringReplace(b *testing.B) {
+	v1, v2 := benchPods(), benchPodsV2()
+	x := newBenchIndexer(b, v1)
+	keys := make([]string, benchN)
+	for i, p := range v1 {
+		keys[i] = metaKey(p)
+	}
+	read := func(b *testing.B) {
+		lat := make([]time.Duration, 0, 1<<20)
+		for i := 0; b.Loop(); i++ {
+			start := time.Now()
+			_, ok := x.GetByKey(keys[(i*7919)%benchN])
+			d := time.Since(start)
+			if !ok {
+				b.Fatal("missing")
+			}
+			if len(lat) < cap(lat) {
+				lat = append(lat, d)
+			}
+		}
+		slices.Sort(lat)
+		pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Nanoseconds()) }
+		b.ReportMetric(pct(0.50), "p50-ns")
+		b.ReportMetric(pct(0.99), "p99-ns")
+		b.ReportMetric(pct(0.999), "p99.9-ns")
+		b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds()), "max-ns")
+	}
+
+	b.Run("idle", read)
+	b.Run("during-replace", func(b *testing.B) {
+		ctx, cancel := context.WithCancel(context.Background())
+		replaces := 0
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				items := v2
+				if i%2 == 1 {
+					items = v1
+				}
+				if err := x.Replace(items, strconv.Itoa(i)); err != nil {
+					panic(err)
+				}
+				replaces++
+			}
+		}()
+		read(b)
+		cancel()
+		wg.Wait()
+		b.ReportMetric(float64(replaces), "replaces")
+	})
+}
+
+// BenchmarkDeltaFIFO queues an update and pops it, as an informer does for
+// each watch event, with 100,000 objects behind the queue.
+func BenchmarkDeltaFIFO(b *testing.B) {
+	pods := benchPods()
+	known := newBenchIndexer(b, pods)
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	defer f.Close()
+	ctx := context.Background()
+	process := func(string, cache.Deltas[*testPod]) error { return nil }
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := f.Update(pods[i%benchN]); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Pop(ctx, process); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
