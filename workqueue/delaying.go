@@ -23,9 +23,12 @@ func (q *Queue[K]) AddAfter(item K, delay time.Duration) {
 		return
 	}
 	if q.delayed.schedule(item, now.Add(delay)) {
-		// The earliest due time moved earlier: a parked Get's timer is now
-		// too late, so wake one to re-arm it.
-		q.signalOneLocked()
+		// The earliest due time moved earlier, so the parked Gets' timers
+		// (armed for the old earliest, or none) are late: wake them all to
+		// re-arm. See Queue.waiters for why all of them.
+		for len(q.waiters) > 0 {
+			q.signalOneLocked()
+		}
 	}
 }
 

@@ -1,7 +1,10 @@
 package workqueue
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -150,4 +153,128 @@ func TestDelayHeapOrdersManyItems(t *testing.T) {
 		assert.GreaterOrEqual(t, due[key], last, "item %s out of order", key)
 		last = due[key]
 	}
+}
+
+// TestDelayedItemWakesRemainingGetAfterOthersLeave parks two Gets before any
+// item is delayed, lets the one an AddAfter would have woken leave, and
+// checks that the delayed item still reaches the other when it is due.
+func TestDelayedItemWakesRemainingGetAfterOthersLeave(t *testing.T) {
+	q, clock := newFakeQueue(t, nil)
+	parks := watchParks(q)
+	stays := getAsync(testContext(t), q)
+	parks.wait(t, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	leaves := getAsync(ctx, q) // parked last
+	parks.wait(t, 2)
+
+	q.AddAfter("x", time.Second)
+	require.NoError(t, clock.WaitForTimers(testContext(t), 2), "both Gets must re-arm for x")
+	cancel()
+	require.ErrorIs(t, receive(t, leaves).err, context.Canceled)
+
+	clock.Step(time.Second)
+	r := receive(t, stays)
+	require.NoError(t, r.err)
+	assert.Equal(t, "x", r.item)
+}
+
+// TestNextDelayedItemWakesGetAfterTheFirstIsTaken checks that, after two
+// parked Gets wake for one due item, the one left re-arms for the next.
+func TestNextDelayedItemWakesGetAfterTheFirstIsTaken(t *testing.T) {
+	q, clock := newFakeQueue(t, nil)
+	parks := watchParks(q)
+	ctx := testContext(t)
+	results := []<-chan getResult[string]{getAsync(ctx, q), getAsync(ctx, q)}
+	parks.wait(t, 2)
+
+	q.AddAfter("x", time.Second)
+	require.NoError(t, clock.WaitForTimers(ctx, 2))
+	q.AddAfter("y", 2*time.Second)
+	clock.Step(time.Second)
+	// One Get takes x; the other re-parks with a timer for y.
+	require.NoError(t, clock.WaitForTimers(ctx, 1))
+	clock.Step(time.Second)
+
+	got := map[string]bool{}
+	for _, ch := range results {
+		r := receive(t, ch)
+		require.NoError(t, r.err)
+		got[r.item] = true
+	}
+	assert.Equal(t, map[string]bool{"x": true, "y": true}, got)
+}
+
+// TestDelayedItemsReachChurningWorkers is a stress test on the real clock:
+// keys are added one at a time with short random delays, so the delay heap
+// keeps emptying and refilling while workers come and go (their contexts are
+// cancelled, often while they are parked) and replacements start. Every key
+// must be processed; a lost wake-up stalls the test, which then fails naming
+// how many keys never arrived. (The fake-clock tests above pin the specific
+// hand-offs; this one runs them against real timers and real scheduling.)
+func TestDelayedItemsReachChurningWorkers(t *testing.T) {
+	const (
+		keys     = 200
+		inFlight = 1
+		workers  = 4
+	)
+	q := New(Options[int]{})
+	rng := rand.New(rand.NewPCG(1, 2))
+	processed := make(chan int, keys)
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	cancels := make([]context.CancelFunc, workers)
+	start := func(slot int) {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancels[slot] = cancel
+		wg.Go(func() {
+			for {
+				k, err := q.Get(ctx)
+				if err != nil {
+					return
+				}
+				q.Done(k)
+				processed <- k
+			}
+		})
+	}
+	for slot := range workers {
+		start(slot)
+	}
+	defer func() {
+		for _, cancel := range cancels {
+			cancel()
+		}
+	}()
+
+	next := 0
+	addNext := func() {
+		if next < keys {
+			q.AddAfter(next, time.Duration(1+rng.IntN(500))*time.Microsecond)
+			next++
+		}
+	}
+	for range inFlight {
+		addNext()
+	}
+	seen := make(map[int]bool, keys)
+	deadline := time.After(testTimeout)
+	stopped := -1
+	for len(seen) < keys {
+		select {
+		case k := <-processed:
+			seen[k] = true
+		case <-deadline:
+			require.FailNowf(t, "delayed keys were lost", "%d of %d keys never processed; metrics %+v", keys-len(seen), keys, q.Metrics())
+		}
+		// Restart the worker stopped last round, add the next key, then stop
+		// a random worker: often the one the add just woke to arm a timer.
+		if stopped >= 0 {
+			start(stopped)
+		}
+		addNext()
+		stopped = rng.IntN(workers)
+		cancels[stopped]()
+	}
+	assert.Len(t, seen, keys)
 }

@@ -63,8 +63,14 @@ type Queue[K comparable] struct {
 	delayed delayHeap[K]
 	// waiters are the Gets blocked for lack of a ready item; each waits on
 	// its channel (buffer of one) and is removed from the list when
-	// signalled. Signalled last-in first-out, so the most recently idle
-	// worker, whose stack is still warm, runs next.
+	// signalled. A ready item signals one, last-in first-out, so the most
+	// recently idle worker, whose stack is still warm, runs next.
+	//
+	// Invariant: every parked Get has a timer armed at or before the
+	// earliest delayed item's due time. Parking arms one; a due time
+	// leaving the heap only makes the earliest later; an AddAfter that
+	// makes it earlier signals every waiter to re-arm. So whichever Gets
+	// come and go, a due item always wakes one of them.
 	waiters []chan struct{}
 	// shuttingDown is set by ShutDown; from then on adds are refused.
 	shuttingDown bool
