@@ -24,7 +24,8 @@ import (
 //	Expired      410 Expired or Gone (response or ERROR    the resourceVersion is unusable: relist at an
 //	             event), 504 ResourceVersionTooLarge       unset resourceVersion (a consistent read)
 //	NeedsHuman   401, 403, 404, 400, 405, 406, 415, 422,   report; retry every Backoff.Max (a 404 during
-//	             other 4xx; an object that does not fit T  a watch relists: the resource may be gone)
+//	             other 4xx; an object that does not fit T; a watch relists: the resource may be gone)
+//	             a request the client cannot build
 //	Protocol     the server broke a promise: a list older  per case, below
 //	             than the last synced resourceVersion, a
 //	             watch closed at once, a streaming list
@@ -176,7 +177,7 @@ func Classify(err error) ErrorClass {
 		return ClassTransient
 	}
 	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
+	if errors.As(err, &typeErr) || isInvalidRequest(err) {
 		// The server's object does not fit the Go type: the type must
 		// change. Malformed bytes, by contrast, are transient.
 		return ClassNeedsHuman

@@ -273,11 +273,11 @@ func (s *mapStore) Resync() error {
 	return nil
 }
 
-func (s *mapStore) GetByKey(key string) (*Obj, bool, error) {
+func (s *mapStore) GetByKey(key string) (*Obj, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, ok := s.items[key]
-	return o, ok, nil
+	return o, ok
 }
 
 // contents returns "name@rv" for every stored object, sorted by name.
@@ -345,10 +345,12 @@ type harness struct {
 	// results receives what a custom runner reports (ListAndWatch's errors).
 	results chan error
 
-	// mu guards errs and traces.
+	// mu guards errs, traces and traced.
 	mu     sync.Mutex
 	errs   []*Error
 	traces []TraceEvent
+	// traced is closed and replaced on every trace event.
+	traced chan struct{}
 }
 
 // testTimeout bounds every wait of a unit test.
@@ -375,7 +377,14 @@ func startWith(t *testing.T, opts Options, run func(ctx context.Context, r *Refl
 		opts.Backoff.Jitter = NoJitter
 	}
 	opts.OnError = func(e *Error) { h.mu.Lock(); h.errs = append(h.errs, e); h.mu.Unlock() }
-	opts.Trace = func(e TraceEvent) { h.mu.Lock(); h.traces = append(h.traces, e); h.mu.Unlock() }
+	h.traced = make(chan struct{})
+	opts.Trace = func(e TraceEvent) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.traces = append(h.traces, e)
+		close(h.traced)
+		h.traced = make(chan struct{})
+	}
 	r, err := NewReflector[*Obj](h.lw, h.store, opts)
 	require.NoError(t, err)
 	r.rand = func() float64 { return 0 } // watch timeouts at MinWatchTimeout
@@ -461,6 +470,28 @@ func (h *harness) waitWatching() {
 	defer cancel()
 	if err := h.clock.WaitForTimer(ctx, DefaultMinWatchTimeout+watchGrace); err != nil {
 		h.t.Fatalf("no watch deadline timer; pending %v", h.clock.Pending())
+	}
+}
+
+// contextT shortens runner signatures.
+type contextT = context.Context
+
+// waitTraces waits until cond holds over the trace events.
+func (h *harness) waitTraces(cond func(h *harness) bool) {
+	h.t.Helper()
+	deadline := time.After(testTimeout)
+	for {
+		h.mu.Lock()
+		changed := h.traced
+		h.mu.Unlock()
+		if cond(h) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			h.t.Fatalf("trace condition never held; state trace:\n%s", h.stateTrace())
+		}
 	}
 }
 

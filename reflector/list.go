@@ -4,34 +4,79 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
 
 // buffer collects the items of one list, or of the initial events of a
-// streaming list, for a single Replace. It holds only decoded objects (the
-// raw response is never kept) and, for an object the store already holds at
-// the same resourceVersion, the stored object itself.
+// streaming list, for a single replace of the store. It never holds the raw
+// response: items arrive decoded, one at a time. With a BulkReplacer store
+// each item goes straight into the store's staged contents; otherwise the
+// buffer keeps a slice for Replace. An item the store already holds at the
+// same resourceVersion is the stored object itself, not a second copy.
 type buffer[T meta.Object] struct {
-	r     *Reflector[T]
+	r *Reflector[T]
+	// repl is the store's replacement in progress; nil when the store is
+	// not a BulkReplacer and items collects the list instead.
+	repl  cache.Replacement[T]
 	items []T
-	// reused counts items that are the store's own object (unchanged);
-	// kept counts items replaced by the store's newer version.
-	reused, kept int
+	// n counts the items taken; reused counts those that are the store's
+	// own unchanged object; kept counts those replaced by the store's
+	// newer version.
+	n, reused, kept int
 }
 
-// newBuffer returns an empty buffer.
-func (r *Reflector[T]) newBuffer() *buffer[T] { return &buffer[T]{r: r} }
+// newBuffer starts a buffer, and the store's replacement if it has one.
+func (r *Reflector[T]) newBuffer() *buffer[T] {
+	b := &buffer[T]{r: r}
+	if br, ok := r.store.(BulkReplacer[T]); ok {
+		b.repl = br.BeginReplace()
+	}
+	return b
+}
+
+// current returns the object the store holds now under namespace/name.
+func (b *buffer[T]) current(namespace, name string) (T, bool) {
+	if b.repl != nil {
+		obj, ok := b.repl.Lookup(namespace, name)
+		return obj, ok && !isNil(obj)
+	}
+	return b.r.stored(objectKey(namespace, name))
+}
+
+// knownFunc returns the Known to hand a synchronous List: the store's
+// object if unchanged. It is nil when the store cannot be read. It must only
+// be called on the reflector's goroutine.
+func (b *buffer[T]) knownFunc() Known[T] {
+	if b.repl == nil && b.r.lookup == nil {
+		return nil
+	}
+	return func(namespace, name, rv string) (T, bool) {
+		obj, ok := b.current(namespace, name)
+		if !ok || rv == "" || obj.GetObjectMeta().ResourceVersion != rv {
+			var zero T
+			return zero, false
+		}
+		return obj, true
+	}
+}
 
 // add takes one item. An item older than the store's version of the same
 // object is replaced by the stored one, so that no resourceVersion goes
-// backwards.
+// backwards. An item without a name cannot be stored under any key: it is
+// reported and left out, and the list goes on.
 func (b *buffer[T]) add(obj T) error {
 	if isNil(obj) {
-		return fmt.Errorf("item %d is nil", len(b.items))
+		return fmt.Errorf("item %d is nil", b.n)
 	}
 	m := obj.GetObjectMeta()
-	if stored, ok := b.r.stored(objectKey(m.Namespace, m.Name)); ok {
+	if m.Name == "" {
+		b.r.report(&Error{Op: "store", Resource: b.r.opts.Name, Class: ClassNeedsHuman,
+			Err: fmt.Errorf("item %d (namespace %q, rv=%s) has no name; left out", b.n, m.Namespace, m.ResourceVersion)})
+		return nil
+	}
+	if stored, ok := b.current(m.Namespace, m.Name); ok {
 		sm := stored.GetObjectMeta()
 		switch {
 		case sm == m:
@@ -45,8 +90,33 @@ func (b *buffer[T]) add(obj T) error {
 			obj = stored
 		}
 	}
-	b.items = append(b.items, obj)
+	if b.repl != nil {
+		if err := b.repl.Add(obj); err != nil {
+			return fmt.Errorf("stage %s: %w", objectKey(m.Namespace, m.Name), err)
+		}
+	} else {
+		b.items = append(b.items, obj)
+	}
+	b.n++
 	return nil
+}
+
+// commit replaces the store's contents with the buffer's, as read at rv.
+func (b *buffer[T]) commit(rv string) error {
+	if b.repl != nil {
+		return b.repl.Commit(rv)
+	}
+	items := b.items
+	b.items = nil
+	return b.r.store.Replace(items, rv)
+}
+
+// abort drops the buffer. It is harmless after commit.
+func (b *buffer[T]) abort() {
+	if b.repl != nil {
+		b.repl.Abort()
+	}
+	b.items = nil
 }
 
 // list runs a Listing state: a paginated LIST at s's resourceVersion, each
@@ -57,13 +127,14 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 		base.Limit = r.opts.PageSize
 	}
 	buf := r.newBuffer()
+	defer func() { buf.abort() }()
 	opts := base
 	page, listRV, restarted := 0, "", false
 	for {
 		page++
 		r.trace(ListRequested{Page: page, Options: opts})
-		before := len(buf.items)
-		lm, err := r.lw.List(ctx, opts, r.known, buf.add)
+		before := buf.n
+		lm, err := r.lw.List(ctx, opts, buf.knownFunc(), buf.add)
 		if ctx.Err() != nil {
 			return outcome{stopped: true}
 		}
@@ -73,6 +144,7 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 				// pinned. List everything again in one request, at
 				// the same resourceVersion.
 				r.trace(ListRestarted{AfterPage: page - 1, Cause: err})
+				buf.abort()
 				buf = r.newBuffer()
 				opts, page, listRV, restarted = base, 0, "", true
 				opts.Limit = 0
@@ -80,7 +152,7 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 			}
 			return outcome{err: err}
 		}
-		r.trace(ListPageReceived{Page: page, Items: len(buf.items) - before, ResourceVersion: lm.ResourceVersion, More: lm.Continue != ""})
+		r.trace(ListPageReceived{Page: page, Items: buf.n - before, ResourceVersion: lm.ResourceVersion, More: lm.Continue != ""})
 		if listRV == "" {
 			// Every page reports the first page's resourceVersion.
 			listRV = lm.ResourceVersion

@@ -28,6 +28,8 @@ type Reflector[T meta.Object] struct {
 	store  Store[T]
 	lookup Lookup[T] // nil when the store cannot be read
 	known  Known[T]  // nil when lookup is nil
+	// resyncer is the store's Resync, nil without one or without a period.
+	resyncer Resyncer
 	opts   Options
 	clock  Clock
 	// rand returns a number in [0, 1); it draws watch timeouts.
@@ -88,6 +90,9 @@ func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Optio
 	if l, ok := store.(Lookup[T]); ok {
 		r.lookup = l
 		r.known = r.knownObject
+	}
+	if rs, ok := store.(Resyncer); ok && opts.ResyncPeriod > 0 {
+		r.resyncer = rs
 	}
 	r.m = machine{
 		backoff:   backoff{cfg: opts.Backoff, rand: rand.Float64},
@@ -216,19 +221,18 @@ func (r *Reflector[T]) backOff(ctx context.Context, s BackingOff) outcome {
 // replace swaps the store's contents for buf in one step and records the
 // sync.
 func (r *Reflector[T]) replace(buf *buffer[T], rv string) error {
-	if err := r.store.Replace(buf.items, rv); err != nil {
+	if err := buf.commit(rv); err != nil {
 		return fmt.Errorf("replace store: %w", err)
 	}
-	r.trace(Replaced{Objects: len(buf.items), Reused: buf.reused, Kept: buf.kept, ResourceVersion: rv})
-	buf.items = nil
 	r.mu.Lock()
 	r.lastSync = rv
 	r.synced = true
 	r.mu.Unlock()
 	r.m.lastSync = rv
-	if r.opts.ResyncPeriod > 0 && r.nextResync.IsZero() {
+	if r.resyncer != nil && r.nextResync.IsZero() {
 		r.nextResync = r.clock.Now().Add(r.opts.ResyncPeriod)
 	}
+	r.trace(Replaced{Objects: buf.n, Reused: buf.reused, Kept: buf.kept, ResourceVersion: rv})
 	return nil
 }
 
@@ -250,8 +254,8 @@ func (r *Reflector[T]) knownObject(namespace, name, rv string) (T, bool) {
 	if rv == "" {
 		return zero, false
 	}
-	obj, ok, err := r.lookup.GetByKey(objectKey(namespace, name))
-	if err != nil || !ok || isNil(obj) {
+	obj, ok := r.lookup.GetByKey(objectKey(namespace, name))
+	if !ok || isNil(obj) {
 		return zero, false
 	}
 	m := obj.GetObjectMeta()
@@ -267,8 +271,8 @@ func (r *Reflector[T]) stored(key string) (T, bool) {
 	if r.lookup == nil {
 		return zero, false
 	}
-	obj, ok, err := r.lookup.GetByKey(key)
-	if err != nil || !ok || isNil(obj) {
+	obj, ok := r.lookup.GetByKey(key)
+	if !ok || isNil(obj) {
 		return zero, false
 	}
 	return obj, true

@@ -32,15 +32,15 @@ func syncByList(t *testing.T, h *harness, rv string, items ...*Obj) *fakeWatch {
 func TestListThenWatchAppliesEvents(t *testing.T) {
 	h := start(t, listWatchOpts)
 	w := syncByList(t, h, "10", obj("a", "5"), obj("b", "7"))
-	h.store.waitContents(t, "a@5", "b@7")
-	assert.True(t, h.r.HasSynced())
+	h.waitTraces(func(h *harness) bool { return h.r.HasSynced() })
+	assert.Equal(t, []string{"a@5", "b@7"}, h.store.contents())
 
 	w.add(obj("c", "11"))
 	w.modify(obj("a", "12"))
 	w.del(obj("b", "13"))
 	h.store.waitContents(t, "a@12", "c@11")
 	w.bookmark("20", false)
-	h.store.waitFor(t, "rv 20", func(*mapStore) bool { return h.r.LastSyncResourceVersion() == "20" })
+	h.waitTraces(func(h *harness) bool { return h.r.LastSyncResourceVersion() == "20" })
 	assert.Empty(t, h.errors())
 }
 

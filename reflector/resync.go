@@ -22,7 +22,7 @@ func (r *Reflector[T]) armResync() resyncTimer {
 // timer. current is the state the reflector stays in.
 func (r *Reflector[T]) resync(current State, t resyncTimer) resyncTimer {
 	t.stop()
-	if err := r.store.Resync(); err != nil {
+	if err := r.resyncer.Resync(); err != nil {
 		r.report(&Error{Op: "resync", Resource: r.opts.Name, Class: ClassNeedsHuman, Err: err, Next: current})
 	}
 	r.trace(Resynced{})

@@ -99,13 +99,13 @@ func (s Watching) String() string {
 	return out
 }
 
-// String returns e.g. `backing off 1.6s, then watching rv=17, after: <cause>`.
+// String returns e.g. `backing off 1.6s after: <cause>, then watching rv=17`.
 func (s BackingOff) String() string {
 	then := "?"
 	if s.Then != nil {
-		then = s.Then.String()
+		then = stripCauses(s.Then).String()
 	}
-	return "backing off " + s.Delay.String() + ", then " + then
+	return "backing off " + s.Delay.String() + causeString(s.Cause) + ", then " + then
 }
 
 // String returns "stopped".
@@ -117,4 +117,22 @@ func causeString(err error) string {
 		return ""
 	}
 	return " after: " + err.Error()
+}
+
+// stripCauses clears the Cause fields of a state (and of what follows a
+// BackingOff), so that a table can compare states by their data.
+func stripCauses(s State) State {
+	switch s := s.(type) {
+	case Listing:
+		s.Cause = nil
+		return s
+	case StreamingList:
+		s.Cause = nil
+		return s
+	case BackingOff:
+		s.Cause = nil
+		s.Then = stripCauses(s.Then)
+		return s
+	}
+	return s
 }

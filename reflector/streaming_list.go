@@ -44,19 +44,20 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 	defer stopBound()
 
 	buf := r.newBuffer()
-	fail := func(err error) outcome { return outcome{err: err, opened: true, events: len(buf.items)} }
+	defer buf.abort()
+	fail := func(err error) outcome { return outcome{err: err, opened: true, events: buf.n} }
 	for {
 		select {
 		case <-ctx.Done():
 			return outcome{stopped: true}
 		case <-bound:
-			return fail(fmt.Errorf("%w (%v, %d initial events)", ErrInitialEventsTimeout, r.opts.InitialEventsTimeout, len(buf.items)))
+			return fail(fmt.Errorf("%w (%v, %d initial events)", ErrInitialEventsTimeout, r.opts.InitialEventsTimeout, buf.n))
 		case ev, ok := <-w.ResultChan():
 			if !ok {
 				if ctx.Err() != nil {
 					return outcome{stopped: true}
 				}
-				return fail(fmt.Errorf("%w (after %d initial events)", ErrInitialEventsIncomplete, len(buf.items)))
+				return fail(fmt.Errorf("%w (after %d initial events)", ErrInitialEventsIncomplete, buf.n))
 			}
 			switch ev.Type {
 			case watch.Added:

@@ -84,9 +84,9 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 					return end(fmt.Errorf("BOOKMARK event without an object"))
 				}
 				brv := ev.Object.GetObjectMeta().ResourceVersion
-				r.trace(BookmarkReceived{ResourceVersion: brv})
 				r.advance(brv)
 				rv = r.m.lastSync
+				r.trace(BookmarkReceived{ResourceVersion: brv})
 			case watch.Error:
 				if ev.Status == nil {
 					return end(errNoStatus)
