@@ -30,8 +30,8 @@ type Reflector[T meta.Object] struct {
 	known  Known[T]  // nil when lookup is nil
 	// resyncer is the store's Resync, nil without one or without a period.
 	resyncer Resyncer
-	opts   Options
-	clock  Clock
+	opts     Options
+	clock    Clock
 	// rand returns a number in [0, 1); it draws watch timeouts.
 	rand func() float64
 
