@@ -2,10 +2,12 @@ package watch
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 )
 
 // DefaultMaxFrameSize is the frame size limit used when
@@ -460,21 +462,70 @@ func (d *Decoder) setType(s []byte, at int) error {
 }
 
 // endOfString returns the index just past the closing quote of the string
-// whose contents continue at b[i:], and true; or len(b) and false if the
-// closing quote has not arrived yet. Scanning may resume from len(b) once
-// more bytes are appended: the escape check looks backwards, and the whole
-// frame stays in the buffer.
+// whose contents continue at b[i:], and true; or an index at or past len(b)
+// and false if the closing quote has not arrived yet. Scanning resumes from
+// that index once more bytes are appended (it is past len(b) when b ends
+// with a backslash whose escaped byte is still to come).
+//
+// Most strings in Kubernetes objects are short, so the first bytes are
+// checked eight at a time in a register for a quote or a backslash. A long
+// string (a ConfigMap value, an annotation) is then skipped with
+// bytes.IndexByte, which finds quotes many bytes at a time; whether a quote
+// found is escaped is decided by counting the backslashes before it.
 func endOfString(b []byte, i int) (int, bool) {
+	const (
+		lo        = 0x0101010101010101
+		hi        = 0x8080808080808080
+		quotes    = '"' * lo
+		backslash = '\\' * lo
+	)
+	for stop := min(i+shortString, len(b)-8); i <= stop; {
+		// Bit 7 of each byte of m is set where v holds a quote or a
+		// backslash (bits above the first match may be spurious; the
+		// lowest is exact).
+		v := binary.LittleEndian.Uint64(b[i:])
+		x, y := v^quotes, v^backslash
+		m := ((x-lo)&^x | (y-lo)&^y) & hi
+		if m == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(m) >> 3
+		if b[i] == '"' {
+			return i + 1, true
+		}
+		i += 2 // a backslash and the byte it escapes
+	}
+	if len(b)-i < 8 {
+		// The short tail of what has arrived: one byte at a time.
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				return i + 1, true
+			case '\\':
+				i += 2
+			default:
+				i++
+			}
+		}
+		return i, false
+	}
 	for {
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
-			return len(b), false
+			// An odd run of trailing backslashes escapes the byte
+			// still to come.
+			k := len(b)
+			for b[k-1] == '\\' {
+				k--
+			}
+			return len(b) + (len(b)-k)&1, false
 		}
 		q := i + j
-		// The quote is escaped if an odd number of backslashes precede it.
-		// The string's opening quote stops the count.
+		// The quote is escaped if an odd number of backslashes precede
+		// it. The run cannot reach back past the string's opening quote.
 		k := q
-		for k > 0 && b[k-1] == '\\' {
+		for b[k-1] == '\\' {
 			k--
 		}
 		if (q-k)&1 == 0 {
@@ -483,6 +534,10 @@ func endOfString(b []byte, i int) (int, bool) {
 		i = q + 1
 	}
 }
+
+// shortString is about how many bytes of a string endOfString checks eight
+// at a time before it switches to bytes.IndexByte.
+const shortString = 64
 
 // classifyKey names an envelope key given its raw bytes (between quotes).
 func classifyKey(k []byte) keyKind {

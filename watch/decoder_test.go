@@ -217,21 +217,25 @@ func TestDecoderTransportError(t *testing.T) {
 func TestDecoderLargeObject(t *testing.T) {
 	// A 16 MiB+ object of many escaped and plain strings, read in odd
 	// chunks, comes back byte for byte.
+	var chunk bytes.Buffer
+	for i := range 400 {
+		chunk.WriteString(`"k`)
+		chunk.WriteString(strings.Repeat("z", i%50))
+		chunk.WriteString(`":"v \"}{\\ `)
+		chunk.WriteString(strings.Repeat("y", i%300))
+		chunk.WriteString(`",`)
+	}
 	var obj bytes.Buffer
 	obj.WriteString(`{"data":{`)
-	for i := 0; obj.Len() < 17<<20; i++ {
-		if i > 0 {
-			obj.WriteByte(',')
-		}
-		obj.WriteString(`"k`)
-		obj.WriteString(strings.Repeat("z", i%50))
-		obj.WriteString(`":"v \"}{\\ `)
-		obj.WriteString(strings.Repeat("y", i%300))
-		obj.WriteString(`"`)
-	}
-	obj.WriteString(`}}`)
-	stream := `{"type":"ADDED","object":` + obj.String() + "}\n" + `{"type":"DELETED","object":{}}`
-	d := NewDecoder(iotest.HalfReader(strings.NewReader(stream)), DecoderOptions{})
+	obj.Write(bytes.Repeat(chunk.Bytes(), 16<<20/chunk.Len()+1))
+	obj.WriteString(`"end":""}}`)
+	require.Greater(t, obj.Len(), 16<<20)
+	var stream bytes.Buffer
+	stream.Grow(obj.Len() + 100)
+	stream.WriteString(`{"type":"ADDED","object":`)
+	stream.Write(obj.Bytes())
+	stream.WriteString("}\n" + `{"type":"DELETED","object":{}}`)
+	d := NewDecoder(iotest.HalfReader(bytes.NewReader(stream.Bytes())), DecoderOptions{})
 	f, err := d.Next()
 	require.NoError(t, err)
 	assert.Equal(t, Added, f.Type)
@@ -239,7 +243,7 @@ func TestDecoderLargeObject(t *testing.T) {
 	f, err = d.Next()
 	require.NoError(t, err)
 	assert.Equal(t, Deleted, f.Type)
-	assert.Equal(t, int64(len(obj.String())+27), f.Offset)
+	assert.Equal(t, int64(obj.Len()+27), f.Offset)
 	_, err = d.Next()
 	assert.ErrorIs(t, err, io.EOF)
 }
