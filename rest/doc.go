@@ -12,6 +12,12 @@
 //
 //	c.Get().Namespace("default").Resource("pods").Name("web").Do(ctx).Into(&pod)
 //
+// Collections are read with List (raw items streamed one by one, never the
+// whole body in memory) or ListAs[T], and watched with Watch
+// (meta.Unstructured events) or WatchAs[T], over chunked HTTP or, after
+// Request.Websocket, a websocket. Client.Discover reads what the server
+// serves and Discovery.Resolve turns "deploy" into deployments.apps/v1.
+//
 // Non-2xx answers are *StatusError values wrapping the server's
 // meta.Status, classified with IsNotFound, IsGone, IsConflict,
 // IsTooManyRequests and the other Is functions.
@@ -20,6 +26,7 @@
 //
 //	config.go      Config, TLSConfig, ImpersonationConfig, Clock, defaults
 //	kubeconfig.go  LoadKubeconfig: kubeconfig files, merging, contexts
+//	incluster.go   InClusterConfig: the service account of a pod
 //	exec.go        exec credential plugins (off the learner's path)
 //	transport.go   TLS configuration and the HTTP/1.1+HTTP/2 transport
 //	auth.go        bearer tokens (static, file, exec), basic auth,
@@ -28,9 +35,10 @@
 //	client.go      Client, NewClient, Getter, PatchType
 //	request.go     Request: the builder and the URL it makes
 //	result.go      Do and Result (Into, Raw, StatusCode, Error)
-//	list.go        List: a list response streamed item by item
-//	watch.go       WatchAs and Stream over chunked HTTP
+//	list.go        List and ListAs: a list response streamed item by item
+//	watch.go       Watch, WatchAs and Stream over chunked HTTP
 //	websocket.go   the websocket transport for watches
 //	errors.go      StatusError and the Is functions
+//	discovery.go   Discover, Resolve, ForKind (off the learner's path)
 //	internal/listscan  the streaming scanner of a list envelope
 package rest
