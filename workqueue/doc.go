@@ -48,7 +48,8 @@
 //   - rate_limiting_queue.go: AddRateLimited, Forget, NumRequeues.
 //   - metrics.go: Metrics, a snapshot of depth, adds, retries, wait time,
 //     work time and unfinished work.
-//   - clock.go: Clock and Timer, the injectable source of time, and
+//   - clock.go: Clock, the injectable source of time (the same shape as
+//     the reflector's), and
 //     RealClock.
 //   - fake_clock.go: FakeClock, which tests step by hand.
 package workqueue
