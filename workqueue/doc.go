@@ -49,7 +49,6 @@
 //   - metrics.go: Metrics, a snapshot of depth, adds, retries, wait time,
 //     work time and unfinished work.
 //   - clock.go: Clock, the injectable source of time (the same shape as
-//     the reflector's), and
-//     RealClock.
+//     the reflector's), and RealClock.
 //   - fake_clock.go: FakeClock, which tests step by hand.
 package workqueue
