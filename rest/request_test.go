@@ -210,3 +210,19 @@ func TestBodyJSONRawMessage(t *testing.T) {
 	assert.Equal(t, http.StatusCreated, res.StatusCode())
 	assert.Equal(t, `{"metadata":{"name":"x"}}`, (<-seen).body)
 }
+
+func TestResultWarnings(t *testing.T) {
+	srv := newPlainServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Warning", `299 - "unknown field \"bogus\""`)
+		w.Header().Add("Warning", `299 - "v1beta1 is deprecated" "Wed, 21 Oct 2015 07:28:00 GMT"`)
+		w.Header().Add("Warning", `199 - "not a 299"`)
+		w.Header().Add("Warning", `garbage`)
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{}`)
+	}))
+	c := newTestClient(t, &Config{Host: srv.URL})
+	res := c.Post().Resource("configmaps").Body([]byte(`{}`)).Do(t.Context())
+	require.NoError(t, res.Error())
+	assert.Equal(t, []string{`unknown field "bogus"`, "v1beta1 is deprecated"}, res.Warnings())
+	assert.Nil(t, Result{}.Warnings())
+}

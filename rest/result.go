@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 )
 
 // Result is the outcome of Do: the response body and status, or the error.
@@ -57,6 +59,44 @@ func (res Result) StatusCode() int { return res.statusCode }
 
 // Header returns the response headers (nil when no response arrived).
 func (res Result) Header() http.Header { return res.header }
+
+// Warnings returns the texts of the response's Warning headers (code 299),
+// which the server adds for deprecated APIs and, with fieldValidation=Warn,
+// unknown fields.
+func (res Result) Warnings() []string {
+	var out []string
+	for _, v := range res.header.Values("Warning") {
+		if text, ok := parseWarning(v); ok {
+			out = append(out, text)
+		}
+	}
+	return out
+}
+
+// parseWarning reads `299 - "text"` (RFC 7234 warn-code, agent, quoted
+// text), returning the unquoted text.
+func parseWarning(v string) (string, bool) {
+	code, rest, ok := strings.Cut(strings.TrimSpace(v), " ")
+	if !ok || code != "299" {
+		return "", false
+	}
+	_, quoted, ok := strings.Cut(strings.TrimSpace(rest), " ")
+	if !ok {
+		return "", false
+	}
+	quoted = strings.TrimSpace(quoted)
+	text, err := strconv.Unquote(quoted)
+	if err != nil {
+		// A trailing warn-date follows the text in some servers' headers.
+		if end := strings.LastIndex(quoted, `" `); end > 0 {
+			if text, err = strconv.Unquote(quoted[:end+1]); err == nil {
+				return text, true
+			}
+		}
+		return "", false
+	}
+	return text, true
+}
 
 // Raw returns the response body, and the request's error if it failed.
 func (res Result) Raw() ([]byte, error) { return res.body, res.err }

@@ -209,3 +209,24 @@ func TestWatchUnstructured(t *testing.T) {
 	assert.Equal(t, "11", got[1].Object.ResourceVersion)
 	assert.True(t, IsGone(got[4].Status))
 }
+
+// TestWatchHTTP2 runs a chunked watch over TLS, where the transport
+// speaks HTTP/2: events arrive in DATA frames instead of chunks.
+func TestWatchHTTP2(t *testing.T) {
+	p := getPKI(t)
+	protos := make(chan int, 1)
+	srv := newTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protos <- r.ProtoMajor
+		w.WriteHeader(http.StatusOK)
+		for _, ev := range watchEvents {
+			io.WriteString(w, ev+"\n")
+			w.(http.Flusher).Flush()
+		}
+	}))
+	c := newTestClient(t, &Config{Host: srv.URL, TLS: TLSConfig{CAData: p.caPEM}})
+	w, err := WatchAs[*testPod](t.Context(), c.Get().Namespace("ns").Resource("pods"))
+	require.NoError(t, err)
+	checkWatchEvents(t, collect(t, w))
+	w.Stop()
+	assert.Equal(t, 2, <-protos)
+}
