@@ -257,6 +257,9 @@ func (s *scanner) objectMeta(m *ObjectMeta, raw *rawMetadata) error {
 			if !s.null() {
 				m.DeletionTimestamp = new(Time)
 				err = s.timeValue("metadata.deletionTimestamp", m.DeletionTimestamp)
+				if m.DeletionTimestamp.IsZero() {
+					m.DeletionTimestamp = nil // "" means unset, as null does
+				}
 			}
 		case "deletionGracePeriodSeconds":
 			m.DeletionGracePeriodSeconds = nil

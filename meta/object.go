@@ -46,11 +46,25 @@ func newer[T Object]() func() T {
 // how the object is held.
 func Decode[T Object](data []byte) (T, error) {
 	obj := New[T]()
-	if err := json.Unmarshal(data, obj); err != nil {
+	var err error
+	if d, ok := any(obj).(checkingDecoder); ok {
+		err = d.decodeChecked(data)
+	} else {
+		err = json.Unmarshal(data, obj)
+	}
+	if err != nil {
 		var zero T
 		return zero, fmt.Errorf("decode %s: %w", typeName[T](), err)
 	}
 	return obj, nil
+}
+
+// checkingDecoder is implemented by the types of this package whose
+// UnmarshalJSON checks the whole input itself (Unstructured and
+// PartialObjectMetadata), so that Decode need not let encoding/json check
+// it a second time first.
+type checkingDecoder interface {
+	decodeChecked(data []byte) error
 }
 
 // typeName names T for error messages: "Pod" for *Pod.

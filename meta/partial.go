@@ -61,6 +61,8 @@ func (p *PartialObjectMetadata) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+func (p *PartialObjectMetadata) decodeChecked(data []byte) error { return p.UnmarshalJSON(data) }
+
 // DeepCopy returns a copy of p that shares no memory with it.
 func (p *PartialObjectMetadata) DeepCopy() *PartialObjectMetadata {
 	if p == nil {

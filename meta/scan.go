@@ -55,6 +55,9 @@ func (s *scanner) describe() string {
 }
 
 func (s *scanner) skipSpace() {
+	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
+		return // the common case in compact JSON
+	}
 	start := s.pos
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {

@@ -8,8 +8,10 @@ import "encoding/json"
 // Items inside a built-in list carry no TypeMeta on the wire; the list's own
 // kind says what they are.
 type TypeMeta struct {
-	APIVersion string `json:"apiVersion,omitempty"`
+	// Kind comes first so that objects encode in the order the API server
+	// writes them: kind, apiVersion, metadata.
 	Kind       string `json:"kind,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
 }
 
 // GetTypeMeta returns t itself, so that any struct embedding TypeMeta

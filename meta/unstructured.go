@@ -144,6 +144,8 @@ func ownRawMetadata(raw *rawMetadata, compact bool) (managedFields, unknown []by
 	return managedFields, unknown
 }
 
+func (u *Unstructured) decodeChecked(data []byte) error { return u.UnmarshalJSON(data) }
+
 func isNull(data []byte) bool {
 	return bytes.Equal(bytes.TrimSpace(data), []byte("null"))
 }
