@@ -24,6 +24,14 @@ const maxNesting = 10000
 // frames need (up to MaxFrameSize).
 const initialBufferSize = 32 << 10
 
+// A buffer larger than shrinkAbove and more than four times the largest of
+// the last shrinkAfter or more frames is replaced by a smaller one, so one
+// huge object does not pin its memory for the life of the watch.
+const (
+	shrinkAfter = 64
+	shrinkAbove = 1 << 20
+)
+
 // minRead is the least free space the Decoder offers to one Read; below it
 // the buffer is compacted or grown first, so reads stay large.
 const minRead = 4 << 10
@@ -83,8 +91,15 @@ type Decoder struct {
 	end        int
 	// base is the stream offset of buf[0].
 	base int64
-	// err is the sticky error; once set, Next returns it.
-	err error
+	// err is the sticky error; once set, Next returns it. readErr is an
+	// error the reader returned together with data, kept until that data
+	// has been scanned.
+	err     error
+	readErr error
+	// Frames are counted in windows of shrinkAfter: largest is the largest
+	// frame of the current window, lastLargest that of the last complete
+	// one (-1 before the first). They decide when the buffer shrinks.
+	largest, lastLargest, frames int
 
 	// The scanner's state, kept across reads so no byte is scanned twice.
 	// Positions below are relative to start, so compacting the buffer does
@@ -138,7 +153,7 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 	if max <= 0 {
 		max = DefaultMaxFrameSize
 	}
-	return &Decoder{r: r, max: max}
+	return &Decoder{r: r, max: max, lastLargest: -1}
 }
 
 // Next returns the next frame of the stream. The frame's Object is valid
@@ -175,6 +190,10 @@ func (d *Decoder) frame() Frame {
 		Object: d.buf[d.start+d.objStart : d.start+d.objEnd : d.start+d.objEnd],
 		Offset: d.base + int64(d.start),
 	}
+	d.largest = max(d.largest, d.pos-d.start)
+	if d.frames++; d.frames == shrinkAfter {
+		d.lastLargest, d.largest, d.frames = d.largest, 0, 0
+	}
 	d.start = d.pos
 	d.st = stBetween
 	return f
@@ -182,10 +201,18 @@ func (d *Decoder) frame() Frame {
 
 // fill reads more of the stream into the buffer, making room first.
 func (d *Decoder) fill() error {
+	if d.readErr != nil {
+		return d.endOfInput(d.readErr)
+	}
 	if d.start == d.end {
-		// Nothing to keep: start over at the front of the buffer.
+		// Nothing to keep: start over at the front of the buffer, and
+		// give back memory a burst of large frames left behind.
 		d.base += int64(d.end)
 		d.start, d.pos, d.end = 0, 0, 0
+		if recent := max(d.largest, d.lastLargest); d.lastLargest >= 0 &&
+			len(d.buf) > shrinkAbove && len(d.buf) > 4*recent {
+			d.buf = make([]byte, max(initialBufferSize, 2*recent))
+		}
 	}
 	if len(d.buf)-d.end < minRead {
 		if d.start > 0 {
@@ -204,30 +231,36 @@ func (d *Decoder) fill() error {
 	for range 100 {
 		n, err := d.r.Read(d.buf[d.end:])
 		if n < 0 || n > len(d.buf)-d.end {
-			return fmt.Errorf("%w: reader returned an invalid count %d", ErrTransport, n)
+			return fmt.Errorf("%w: the reader returned an invalid count %d for %d bytes", ErrTransport, n, len(d.buf)-d.end)
 		}
 		d.end += n
-		switch {
-		case err == nil:
+		if err != nil {
 			if n > 0 {
+				// Scan the bytes that came with the error first.
+				d.readErr = err
 				return nil
 			}
-		case errors.Is(err, io.EOF):
-			if n > 0 {
-				// Scan what came with the EOF first; the next Read
-				// reports EOF again.
-				return nil
-			}
-			if d.st == stBetween {
-				return io.EOF
-			}
-			return fmt.Errorf("watch stream ended inside the frame at byte %d, after %d bytes: %w",
-				d.base+int64(d.start), d.end-d.start, io.ErrUnexpectedEOF)
-		default:
-			return fmt.Errorf("%w: read at byte %d: %w", ErrTransport, d.base+int64(d.end), err)
+			return d.endOfInput(err)
+		}
+		if n > 0 {
+			return nil
 		}
 	}
-	return fmt.Errorf("%w: read at byte %d: %w", ErrTransport, d.base+int64(d.end), io.ErrNoProgress)
+	return d.endOfInput(io.ErrNoProgress)
+}
+
+// endOfInput turns the error that ended the reader into the Decoder's
+// error: io.EOF between frames, io.ErrUnexpectedEOF inside one, ErrTransport
+// for anything else.
+func (d *Decoder) endOfInput(err error) error {
+	if !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: read at byte %d: %w", ErrTransport, d.base+int64(d.end), err)
+	}
+	if d.st == stBetween {
+		return io.EOF
+	}
+	return fmt.Errorf("watch stream ended inside the frame at byte %d, after %d bytes: %w",
+		d.base+int64(d.start), d.end-d.start, io.ErrUnexpectedEOF)
 }
 
 // syntaxError returns a SyntaxError at buffer index i.

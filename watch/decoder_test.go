@@ -270,3 +270,66 @@ func TestDecoderNoAllocsPerFrame(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// dataErrReader returns its data in one read together with err.
+type dataErrReader struct {
+	data []byte
+	err  error
+}
+
+func (r *dataErrReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	if len(r.data) == 0 {
+		return n, r.err
+	}
+	return n, nil
+}
+
+func TestDecoderDataWithError(t *testing.T) {
+	two := `{"type":"ADDED","object":{}}{"type":"DELETED","object":{}}`
+	reset := errors.New("connection reset by peer")
+	got, err := readAll(&dataErrReader{data: []byte(two), err: reset}, DecoderOptions{})
+	assert.Len(t, got, 2, "frames that came with the error are delivered first")
+	assert.ErrorIs(t, err, ErrTransport)
+	assert.ErrorIs(t, err, reset)
+
+	got, err = readAll(&dataErrReader{data: []byte(two), err: io.EOF}, DecoderOptions{})
+	assert.Len(t, got, 2)
+	assert.ErrorIs(t, err, io.EOF)
+
+	got, err = readAll(&dataErrReader{data: []byte(two[:40]), err: io.EOF}, DecoderOptions{})
+	assert.Len(t, got, 1)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+}
+
+// zeroReader returns 0, nil forever.
+type zeroReader struct{}
+
+func (zeroReader) Read([]byte) (int, error) { return 0, nil }
+
+func TestDecoderNoProgress(t *testing.T) {
+	_, err := readAll(zeroReader{}, DecoderOptions{})
+	assert.ErrorIs(t, err, ErrTransport)
+	assert.ErrorIs(t, err, io.ErrNoProgress)
+}
+
+func TestDecoderShrinksAfterBurst(t *testing.T) {
+	big := `{"type":"ADDED","object":{"a":"` + strings.Repeat("x", 4<<20) + `"}}`
+	small := `{"type":"ADDED","object":{"a":"b"}}` + "\n"
+	d := NewDecoder(strings.NewReader(big+strings.Repeat(small, 2*shrinkAfter+2)), DecoderOptions{})
+	_, err := d.Next()
+	require.NoError(t, err)
+	grown := len(d.buf)
+	require.Greater(t, grown, 4<<20)
+	for {
+		if _, err := d.Next(); err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+	}
+	assert.Less(t, len(d.buf), grown/8, "buffer given back after %d small frames", 2*shrinkAfter)
+}

@@ -59,15 +59,23 @@ func NewStreamWatcher[T any](ctx context.Context, body io.ReadCloser, decode fun
 		defer close(afterDone)
 		w.closeBody()
 	})
+	if body == nil || decode == nil {
+		// Nothing to read: report the mistake as the watch's only event.
+		err := errors.New("watch: NewStreamWatcher needs a body and a decode function")
+		go func() {
+			defer close(w.done)
+			defer stopAfterWait(stopAfter, afterDone)
+			defer close(w.result)
+			if body != nil {
+				defer w.closeBody()
+			}
+			w.send(ctx, Event[T]{Type: DecodeFailed, Err: err})
+		}()
+		return w
+	}
 	go func() {
 		defer close(w.done)
-		defer func() {
-			// Wait for the AfterFunc if it has started, so no goroutine
-			// of ours outlives the watch.
-			if !stopAfter() {
-				<-afterDone
-			}
-		}()
+		defer stopAfterWait(stopAfter, afterDone)
 		w.run(ctx, NewDecoder(body, opts), decode)
 	}()
 	return w
@@ -89,7 +97,20 @@ func (w *streamWatcher[T]) Stop() {
 
 // closeBody closes the body once.
 func (w *streamWatcher[T]) closeBody() {
-	w.closeOnce.Do(func() { _ = w.body.Close() })
+	w.closeOnce.Do(func() {
+		if w.body != nil {
+			_ = w.body.Close()
+		}
+	})
+}
+
+// stopAfterWait deregisters a context.AfterFunc, or waits for it (done is
+// closed when it returns) if it has started, so that no goroutine of the
+// watcher outlives it.
+func stopAfterWait(stop func() bool, done <-chan struct{}) {
+	if !stop() {
+		<-done
+	}
 }
 
 // run reads frames and sends events until the stream ends, ctx is

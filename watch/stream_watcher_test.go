@@ -225,3 +225,20 @@ func TestStreamWatcherConcurrentStop(t *testing.T) {
 	_, ok := <-w.ResultChan()
 	assert.False(t, ok)
 }
+
+func TestStreamWatcherBadArguments(t *testing.T) {
+	w := NewStreamWatcher[*testObj](context.Background(), nil, decodeTestObj, DecoderOptions{})
+	evs := collect(w)
+	w.Stop()
+	require.Len(t, evs, 1)
+	assert.Equal(t, DecodeFailed, evs[0].Type)
+	assert.ErrorContains(t, evs[0].Err, "needs a body")
+
+	body := &nopCloser{Reader: strings.NewReader(`{"type":"ADDED","object":{}}`)}
+	w = NewStreamWatcher[*testObj](context.Background(), body, nil, DecoderOptions{})
+	evs = collect(w)
+	w.Stop()
+	require.Len(t, evs, 1)
+	assert.ErrorContains(t, evs[0].Err, "decode function")
+	assert.True(t, body.isClosed())
+}
