@@ -456,29 +456,28 @@ func (s *scanner) stringRest() error {
 	}
 }
 
-// scalar scans a literal or number and checks it.
+// scalar scans a literal or number and checks it. It starts at s.keep,
+// which follows the bytes when a refill moves them.
 func (s *scanner) scalar() error {
-	start := s.pos
 	for {
 		for s.pos < s.end {
 			switch s.buf[s.pos] {
 			case ',', '}', ']', ' ', '\t', '\n', '\r', ':', '"', '{', '[':
-				return s.checkScalar(start)
+				return s.checkScalar(s.keep)
 			}
 			s.pos++
-			if s.pos-start > 64 {
-				return s.syntaxError(start, "invalid value %s", truncate(s.buf[start:s.pos]))
+			if s.pos-s.keep > 64 {
+				return s.syntaxError(s.keep, "invalid value %s", truncate(s.buf[s.keep:s.pos]))
 			}
 		}
 		if err := s.fill(); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) && s.pos > start {
-				// A scalar may end the body (a bare top-level number);
-				// let the caller see the end.
-				return s.checkScalar(start)
+			if errors.Is(err, io.ErrUnexpectedEOF) && s.pos > s.keep {
+				// The body ended right after a scalar: report a bad
+				// scalar as such, whatever it is followed by.
+				return s.checkScalar(s.keep)
 			}
 			return err
 		}
-		start = s.keep // the buffer may have moved
 	}
 }
 
