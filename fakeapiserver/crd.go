@@ -1,0 +1,247 @@
+package fakeapiserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/watch"
+)
+
+// CustomResourceDefinitions: creating one (apiextensions.k8s.io/v1) makes
+// its resource servable and discoverable at once, with the conditions
+// NamesAccepted and Established set; updating it re-registers its
+// versions; deleting it deletes its objects (watchers see DELETED) and
+// removes the resource.
+
+// crdSpec is the part of a CustomResourceDefinition the server reads.
+type crdSpec struct {
+	Group string `json:"group"`
+	Names struct {
+		Plural     string   `json:"plural"`
+		Singular   string   `json:"singular,omitempty"`
+		Kind       string   `json:"kind"`
+		ListKind   string   `json:"listKind,omitempty"`
+		ShortNames []string `json:"shortNames,omitempty"`
+		Categories []string `json:"categories,omitempty"`
+	} `json:"names"`
+	Scope    string `json:"scope"`
+	Versions []struct {
+		Name         string `json:"name"`
+		Served       bool   `json:"served"`
+		Storage      bool   `json:"storage"`
+		Subresources *struct {
+			Status *json.RawMessage `json:"status,omitempty"`
+			Scale  *json.RawMessage `json:"scale,omitempty"`
+		} `json:"subresources,omitempty"`
+		SelectableFields []struct {
+			JSONPath string `json:"jsonPath"`
+		} `json:"selectableFields,omitempty"`
+	} `json:"versions"`
+}
+
+func parseCRDSpec(rest []jsonv.Member) (*crdSpec, error) {
+	specV := findMember(rest, "spec")
+	if specV == nil {
+		return nil, fmt.Errorf("spec is missing")
+	}
+	var spec crdSpec
+	if err := json.Unmarshal(jsonv.Marshal(*specV), &spec); err != nil {
+		return nil, err
+	}
+	return &spec, nil
+}
+
+// crdHook validates a CustomResourceDefinition and sets its status.
+func (s *Server) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error) {
+	invalidCRD := func(errs ...fieldError) error {
+		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", m.Name, errs)
+	}
+	spec, err := parseCRDSpec(rest)
+	if err != nil {
+		return nil, invalidCRD(invalid("spec", "", err.Error()))
+	}
+	var errs []fieldError
+	if spec.Group == "" {
+		errs = append(errs, required("spec.group", ""))
+	}
+	if spec.Names.Plural == "" {
+		errs = append(errs, required("spec.names.plural", ""))
+	}
+	if spec.Names.Kind == "" {
+		errs = append(errs, required("spec.names.kind", ""))
+	}
+	if want := spec.Names.Plural + "." + spec.Group; m.Name != want {
+		errs = append(errs, invalid("metadata.name", m.Name, fmt.Sprintf("must be spec.names.plural+\".\"+spec.group")))
+	}
+	if spec.Scope != "Namespaced" && spec.Scope != "Cluster" {
+		errs = append(errs, notSupported("spec.scope", spec.Scope, "Cluster", "Namespaced"))
+	}
+	storage := 0
+	for _, v := range spec.Versions {
+		if v.Storage {
+			storage++
+		}
+	}
+	if len(spec.Versions) == 0 {
+		errs = append(errs, required("spec.versions", "must have exactly one version marked as storage version"))
+	} else if storage != 1 {
+		errs = append(errs, invalidRaw("spec.versions", fmt.Sprint(storage), "must have exactly one version marked as storage version"))
+	}
+	if len(errs) > 0 {
+		return nil, invalidCRD(errs...)
+	}
+	now := meta.NewTime(s.clock.Now())
+	singular := spec.Names.Singular
+	if singular == "" {
+		singular = strings.ToLower(spec.Names.Kind)
+	}
+	listKind := spec.Names.ListKind
+	if listKind == "" {
+		listKind = spec.Names.Kind + "List"
+	}
+	var stored []string
+	if st := findMember(rest, "status"); st != nil {
+		if sv := st.Get("storedVersions"); sv != nil && sv.Kind == jsonv.Array {
+			for _, v := range sv.Arr {
+				stored = append(stored, v.Str)
+			}
+		}
+	}
+	for _, v := range spec.Versions {
+		if v.Storage && !containsString(stored, v.Name) {
+			stored = append(stored, v.Name)
+		}
+	}
+	status := map[string]any{
+		"conditions": []map[string]any{
+			{"type": "NamesAccepted", "status": "True", "lastTransitionTime": now, "reason": "NoConflicts", "message": "no conflicts found"},
+			{"type": "Established", "status": "True", "lastTransitionTime": now, "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"},
+		},
+		"acceptedNames": map[string]any{
+			"plural": spec.Names.Plural, "singular": singular, "kind": spec.Names.Kind, "listKind": listKind,
+			"shortNames": spec.Names.ShortNames, "categories": spec.Names.Categories,
+		},
+		"storedVersions": stored,
+	}
+	if prev := findMember(rest, "status"); prev != nil {
+		// Keep the transition times of conditions that already held.
+		if conds := prev.Get("conditions"); conds != nil && len(conds.Arr) == 2 {
+			status["conditions"] = json.RawMessage(jsonv.Marshal(*conds))
+		}
+	}
+	res, err := jsonv.Parse(marshal(status))
+	if err != nil {
+		return nil, err
+	}
+	v := res.Value
+	if an := v.Get("acceptedNames"); an != nil {
+		for _, k := range []string{"shortNames", "categories"} {
+			if x := an.Get(k); x != nil && x.Kind == jsonv.Null {
+				an.Delete(k)
+			}
+		}
+	}
+	return replaceMember(rest, "status", &v), nil
+}
+
+func containsString(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// crdAfter registers, re-registers or removes the custom resource.
+func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *stored) {
+	if prev != nil {
+		if spec := s.crdResources(prev); len(spec) > 0 {
+			for _, r := range spec {
+				s.registry.remove(r.Group, r.Version, r.Name)
+			}
+			if typ == watch.Deleted {
+				s.deleteAllCustom(ctx, spec[0])
+			}
+		}
+	}
+	if typ == watch.Deleted {
+		return
+	}
+	for _, r := range s.crdResources(obj) {
+		s.registry.add(r)
+	}
+}
+
+// crdResources derives the served resources of a CRD object.
+func (s *Server) crdResources(obj *stored) []*Resource {
+	rest, err := restOf(obj)
+	if err != nil {
+		return nil
+	}
+	spec, err := parseCRDSpec(rest)
+	if err != nil {
+		return nil
+	}
+	singular := spec.Names.Singular
+	if singular == "" {
+		singular = strings.ToLower(spec.Names.Kind)
+	}
+	listKind := spec.Names.ListKind
+	if listKind == "" {
+		listKind = spec.Names.Kind + "List"
+	}
+	var out []*Resource
+	for _, v := range spec.Versions {
+		if !v.Served {
+			continue
+		}
+		r := &Resource{
+			Group: spec.Group, Version: v.Name, Name: spec.Names.Plural, Singular: singular,
+			Kind: spec.Names.Kind, ListKind: listKind, Namespaced: spec.Scope == "Namespaced",
+			Verbs: allVerbs, ShortNames: spec.Names.ShortNames, Categories: spec.Names.Categories,
+			Generation: true, Custom: true, NameRule: NamePathSegment, RequireResourceVersion: true,
+			NoWatchCache: false,
+		}
+		if v.Subresources != nil {
+			if v.Subresources.Status != nil {
+				r.Subresources = append(r.Subresources, Subresource{Name: "status", Kind: spec.Names.Kind, Verbs: []string{"get", "patch", "update"}})
+			}
+			if v.Subresources.Scale != nil {
+				r.Subresources = append(r.Subresources, Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
+			}
+		}
+		if len(v.SelectableFields) > 0 {
+			r.fieldSpecs = map[string]fieldSpec{}
+			for _, f := range v.SelectableFields {
+				name := strings.TrimPrefix(f.JSONPath, ".")
+				r.Fields = append(r.Fields, name)
+				r.fieldSpecs[name] = fieldSpec{path: strings.Split(name, ".")}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// deleteAllCustom deletes every object of a custom resource and drops its
+// storage.
+func (s *Server) deleteAllCustom(_ context.Context, res *Resource) {
+	table := res.storageKey()
+	snap, _ := s.store.current(table)
+	snap.Ascend("", func(key string, obj *stored) bool {
+		_, _ = s.store.commit(table, key, watch.Deleted, obj, func(rv int64) (*stored, error) {
+			return obj.withResourceVersion(rv)
+		})
+		return true
+	})
+	s.store.dropTable(table)
+}
+
+// validateCustom checks a custom resource against its definition. Without
+// schema support (part 2) it accepts everything.
+func (s *Server) validateCustom(*Resource, string, []jsonv.Member) error { return nil }

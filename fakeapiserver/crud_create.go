@@ -1,0 +1,252 @@
+package fakeapiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/watch"
+)
+
+// writeOptions are the query parameters every write accepts.
+type writeOptions struct {
+	dryRun     bool
+	manager    string
+	validation string
+}
+
+func parseWriteOptions(r *http.Request) (writeOptions, error) {
+	q := r.URL.Query()
+	wo := writeOptions{manager: q.Get("fieldManager"), validation: q.Get("fieldValidation")}
+	for _, d := range q["dryRun"] {
+		if d != "All" {
+			return wo, errBadRequest(fmt.Sprintf("dryRun: Unsupported value: %q: supported values: \"All\"", d))
+		}
+		wo.dryRun = true
+	}
+	switch wo.validation {
+	case "", "Strict", "Warn", "Ignore":
+	default:
+		return wo, errBadRequest(fmt.Sprintf("fieldValidation: Unsupported value: %q: supported values: \"Ignore\", \"Strict\", \"Warn\"", wo.validation))
+	}
+	if len(wo.manager) > 128 {
+		return wo, errInvalid("meta.k8s.io", "CreateOptions", "", []fieldError{invalid("fieldManager", wo.manager, "must be at most 128 characters")})
+	}
+	if wo.manager == "" {
+		wo.manager = defaultManager(r.UserAgent())
+	}
+	return wo, nil
+}
+
+// handleCreate serves POST on a collection.
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	if info.name != "" || (res.Namespaced && info.namespace == "") {
+		writeStatus(w, r, errMethodNotAllowed())
+		return
+	}
+	n, err := negotiate(r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	mt, err := bodyMediaType(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	data, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if err == nil {
+		data, err = toJSON(data, mt)
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	wo, err := parseWriteOptions(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	obj, warnings, err := s.create(r.Context(), res, info.version, info.namespace, data, wo)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	addWarnings(w, warnings)
+	writeBody(w, n, http.StatusCreated, encodeObject(obj, n.format, gv(res.Group, info.version)))
+}
+
+// addWarnings sets one Warning header per message, as the real server does.
+func addWarnings(w http.ResponseWriter, warnings []string) {
+	for _, msg := range warnings {
+		w.Header().Add("Warning", "299 - "+strconv.Quote(msg))
+	}
+}
+
+// create stores a new object from a decoded body. namespace comes from the
+// URL ("" for cluster-scoped resources).
+func (s *Server) create(ctx context.Context, res *Resource, version, namespace string, data []byte, wo writeOptions) (*stored, []string, error) {
+	in, err := s.decodeObject(res, version, data, wo.validation)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.createDecoded(ctx, res, namespace, in, wo)
+}
+
+func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace string, in *incoming, wo writeOptions) (*stored, []string, error) {
+	m := in.meta
+	if m.ResourceVersion != "" {
+		return nil, nil, newStatus(500, meta.ReasonUnknown, "resourceVersion should not be set on objects to be created")
+	}
+	switch {
+	case !res.Namespaced:
+		m.Namespace = ""
+	case m.Namespace == "":
+		m.Namespace = namespace
+	case m.Namespace != namespace:
+		return nil, nil, errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	now := s.clock.Now()
+	m.UID = s.newUID()
+	m.CreationTimestamp = meta.NewTime(now)
+	m.DeletionTimestamp = nil
+	m.DeletionGracePeriodSeconds = nil
+	m.Generation = 0
+	if res.Generation {
+		m.Generation = 1
+	}
+	generated := m.Name == "" && m.GenerateName != ""
+	if generated {
+		m.Name = s.generateName(m.GenerateName)
+	}
+	if errs := validateMeta(res, m); len(errs) > 0 {
+		return nil, nil, errInvalid(res.Group, res.Kind, m.Name, errs)
+	}
+	rest := initialStatus(res, in.rest)
+	if res.Custom {
+		if err := s.validateCustom(res, in.apiVersion, rest); err != nil {
+			return nil, nil, err
+		}
+	}
+	if hook := s.createHooks[res.storageKey()]; hook != nil {
+		var err error
+		if rest, err = hook(ctx, m, rest); err != nil {
+			return nil, nil, err
+		}
+	}
+	if res.Namespaced {
+		if err := s.checkNamespaceForCreate(m.Namespace); err != nil {
+			return nil, nil, err
+		}
+	}
+	doc := documentOf(rest)
+	fields := res.selectableFields(&doc)
+	m.ManagedFields = updateManagedFields(nil, nil, ownedFields(m, rest, false, res.hasStatus()), wo.manager, in.apiVersion, "", now)
+	restJSON := encodeRest(rest)
+	if wo.dryRun {
+		obj, err := assemble(in.kind, in.apiVersion, m, restJSON, fields)
+		return obj, in.warnings, err
+	}
+	for attempt := 0; ; attempt++ {
+		key := objectKey(m.Namespace, m.Name)
+		obj, err := s.store.commit(res.storageKey(), key, watch.Added, nil, func(rv int64) (*stored, error) {
+			m.ResourceVersion = strconv.FormatInt(rv, 10)
+			return assemble(in.kind, in.apiVersion, m, restJSON, fields)
+		})
+		if errors.Is(err, errChanged) {
+			if generated && attempt < 8 {
+				m.Name = s.generateName(m.GenerateName)
+				continue
+			}
+			st := errAlreadyExists(res, m.Name)
+			if generated {
+				st.Details.RetryAfterSeconds = 1
+			}
+			return nil, nil, st
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		s.afterWrite(ctx, res, watch.Added, nil, obj)
+		return obj, in.warnings, nil
+	}
+}
+
+// generateName appends 5 random characters to prefix, truncating the
+// prefix so the name fits in 63 characters.
+func (s *Server) generateName(prefix string) string {
+	if len(prefix) > 58 {
+		prefix = prefix[:58]
+	}
+	return prefix + s.nameSuffix()
+}
+
+// initialStatus sets .status on create for resources with a status
+// subresource: the real server resets it (custom resources drop it).
+func initialStatus(res *Resource, rest []jsonv.Member) []jsonv.Member {
+	if !res.hasStatus() {
+		return rest
+	}
+	out := make([]jsonv.Member, 0, len(rest)+1)
+	for _, m := range rest {
+		if m.Key != "status" {
+			out = append(out, m)
+		}
+	}
+	if res.Custom {
+		return out
+	}
+	st, err := jsonv.Parse([]byte(initialStatusJSON(res)))
+	if err != nil {
+		return out
+	}
+	return append(out, jsonv.Member{Key: "status", Value: st.Value})
+}
+
+func initialStatusJSON(res *Resource) string {
+	switch res.storageKey() {
+	case "/pods":
+		return `{"phase":"Pending","qosClass":"BestEffort"}`
+	case "/namespaces":
+		return `{"phase":"Active"}`
+	case "/services":
+		return `{"loadBalancer":{}}`
+	}
+	return `{}`
+}
+
+// documentOf wraps members as an object for field lookups.
+func documentOf(rest []jsonv.Member) jsonv.Value {
+	return jsonv.Value{Kind: jsonv.Object, Obj: rest}
+}
+
+// encodeRest encodes members as `,"k":v…` for assemble.
+func encodeRest(rest []jsonv.Member) []byte {
+	var buf []byte
+	for _, mem := range rest {
+		buf = append(buf, ',')
+		buf = jsonv.AppendString(buf, mem.Key)
+		buf = append(buf, ':')
+		buf = jsonv.Append(buf, mem.Value)
+	}
+	return buf
+}
+
+// checkNamespaceForCreate applies the namespace lifecycle rules: the
+// namespace must exist and not be terminating.
+func (s *Server) checkNamespaceForCreate(ns string) error {
+	o := s.store.get("/namespaces", ns)
+	if o == nil {
+		return errNotFoundGR("", "namespaces", ns)
+	}
+	if o.meta.DeletionTimestamp != nil {
+		st := newStatus(403, meta.ReasonForbidden, fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", ns))
+		st.Details = &meta.StatusDetails{Name: ns, Kind: "namespaces", Causes: []meta.StatusCause{{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"}}}
+		return st
+	}
+	return nil
+}

@@ -1,0 +1,295 @@
+package fakeapiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/watch"
+)
+
+// DELETE: immediate removal, or (finalizers, graceful pods, Foreground and
+// Orphan propagation) a deletionTimestamp now and removal when the last
+// finalizer goes.
+
+// deleteOptions is the DeleteOptions body (or the same query parameters).
+type deleteOptions struct {
+	Kind               string   `json:"kind,omitempty"`
+	APIVersion         string   `json:"apiVersion,omitempty"`
+	GracePeriodSeconds *int64   `json:"gracePeriodSeconds,omitempty"`
+	PropagationPolicy  *string  `json:"propagationPolicy,omitempty"`
+	OrphanDependents   *bool    `json:"orphanDependents,omitempty"`
+	DryRun             []string `json:"dryRun,omitempty"`
+	Preconditions      *struct {
+		UID             *string `json:"uid,omitempty"`
+		ResourceVersion *string `json:"resourceVersion,omitempty"`
+	} `json:"preconditions,omitempty"`
+}
+
+func (s *Server) parseDeleteOptions(r *http.Request) (deleteOptions, error) {
+	var o deleteOptions
+	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if err != nil {
+		return o, err
+	}
+	if len(body) > 0 {
+		if mt, err := bodyMediaType(r); err != nil {
+			return o, err
+		} else if body, err = toJSON(body, mt); err != nil {
+			return o, err
+		}
+		if err := json.Unmarshal(body, &o); err != nil {
+			return o, errBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
+		}
+	}
+	q := r.URL.Query()
+	if v := q.Get("gracePeriodSeconds"); v != "" {
+		g, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return o, errBadRequest(fmt.Sprintf("gracePeriodSeconds: invalid value %q", v))
+		}
+		o.GracePeriodSeconds = &g
+	}
+	if v := q.Get("propagationPolicy"); v != "" {
+		o.PropagationPolicy = &v
+	}
+	o.DryRun = append(o.DryRun, q["dryRun"]...)
+	for _, d := range o.DryRun {
+		if d != "All" {
+			return o, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{notSupported("dryRun", d, "All")})
+		}
+	}
+	if p := o.PropagationPolicy; p != nil {
+		switch *p {
+		case "Background", "Foreground", "Orphan":
+		default:
+			return o, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{notSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil")})
+		}
+		if o.OrphanDependents != nil {
+			return o, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{invalid("propagationPolicy", *p, "orphanDependents and deletionPropagation cannot be both set")})
+		}
+	}
+	return o, nil
+}
+
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	n, err := negotiate(r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	opts, err := s.parseDeleteOptions(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	obj, deleted, err := s.delete(r.Context(), res, nsFor(res, info), info.name, opts)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if deleted && !res.DeleteReturnsObject {
+		st := &meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: meta.StatusSuccess,
+			Details: &meta.StatusDetails{Name: info.name, Group: res.Group, Kind: res.Name, UID: obj.meta.UID}}
+		writeBody(w, negotiation{pretty: n.pretty}, http.StatusOK, marshal(st))
+		return
+	}
+	writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, gv(res.Group, info.version)))
+}
+
+// delete deletes one object. It returns the object (its last state when
+// removed, the updated one when deletion is delayed) and whether it was
+// removed.
+func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opts deleteOptions) (*stored, bool, error) {
+	table := res.storageKey()
+	key := objectKey(ns, name)
+	dryRun := len(opts.DryRun) > 0
+	for attempt := 0; attempt < 100; attempt++ {
+		cur := s.store.get(table, key)
+		if cur == nil {
+			return nil, false, errNotFound(res, name)
+		}
+		if p := opts.Preconditions; p != nil {
+			kindGR := &Resource{Group: res.Group, Name: res.Kind}
+			if p.UID != nil && *p.UID != cur.meta.UID {
+				return nil, false, errConflict(kindGR, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, cur.meta.UID))
+			}
+			if p.ResourceVersion != nil && *p.ResourceVersion != cur.meta.ResourceVersion {
+				return nil, false, errConflict(kindGR, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, cur.meta.ResourceVersion))
+			}
+		}
+		if hook := s.deleteHooks[table]; hook != nil && !dryRun {
+			if handled, obj, err := hook(ctx, res, cur, opts); handled || err != nil {
+				return obj, false, err
+			}
+		}
+		next, err := s.pendingDeletion(res, cur, opts)
+		if err != nil {
+			return nil, false, err
+		}
+		if next != nil {
+			if dryRun {
+				return next, false, nil
+			}
+			if next == cur {
+				return cur, false, nil
+			}
+			obj, err := s.store.commit(table, key, watch.Modified, cur, func(rv int64) (*stored, error) {
+				return next.withResourceVersion(rv)
+			})
+			if errors.Is(err, errChanged) {
+				continue
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			s.afterWrite(ctx, res, watch.Modified, cur, obj)
+			return obj, false, nil
+		}
+		if dryRun {
+			return cur, true, nil
+		}
+		obj, err := s.store.commit(table, key, watch.Deleted, cur, func(rv int64) (*stored, error) {
+			return cur.withResourceVersion(rv)
+		})
+		if errors.Is(err, errChanged) {
+			continue
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		s.afterWrite(ctx, res, watch.Deleted, cur, obj)
+		return cur, true, nil
+	}
+	return nil, false, errConflict(res, name, msgModified)
+}
+
+// pendingDeletion decides whether a delete is delayed. It returns nil to
+// remove the object now, cur when deletion is already pending and nothing
+// changes, or the object with deletionTimestamp (and any propagation
+// finalizer) to store instead.
+func (s *Server) pendingDeletion(res *Resource, cur *stored, opts deleteOptions) (*stored, error) {
+	m := cur.meta
+	finalizers := slices.Clone(m.Finalizers)
+	if p := opts.PropagationPolicy; p != nil {
+		switch *p {
+		case "Foreground":
+			finalizers = addFinalizer(finalizers, "foregroundDeletion")
+		case "Orphan":
+			finalizers = addFinalizer(finalizers, "orphan")
+		}
+	} else if opts.OrphanDependents != nil && *opts.OrphanDependents {
+		finalizers = addFinalizer(finalizers, "orphan")
+	}
+	grace := s.gracePeriod(res, cur, opts)
+	if len(finalizers) == 0 && grace == 0 {
+		return nil, nil
+	}
+	if m.DeletionTimestamp != nil && slices.Equal(finalizers, m.Finalizers) && grace == 0 {
+		return cur, nil
+	}
+	next := cloneMeta(m)
+	next.Finalizers = finalizers
+	if next.DeletionTimestamp == nil {
+		t := meta.NewTime(s.clock.Now().Add(secondsDuration(grace)))
+		next.DeletionTimestamp = &t
+		g := grace
+		next.DeletionGracePeriodSeconds = &g
+		if next.Generation > 0 {
+			next.Generation++
+		}
+	}
+	rest, err := restOf(cur)
+	if err != nil {
+		return nil, err
+	}
+	if res.storageKey() == "/namespaces" {
+		rest = setStatusPhase(rest, "Terminating")
+	}
+	return assemble(cur.kind, cur.apiVersion, next, encodeRest(rest), cur.fields)
+}
+
+// gracePeriod is the grace a pod bound to a node gets (30 s unless the
+// request or the pod says otherwise); everything else is deleted at once.
+func (s *Server) gracePeriod(res *Resource, cur *stored, opts deleteOptions) int64 {
+	if res.storageKey() != "/pods" {
+		return 0
+	}
+	if opts.GracePeriodSeconds != nil {
+		return max(*opts.GracePeriodSeconds, 0)
+	}
+	if v, _ := cur.field("spec.nodeName"); v == "" {
+		return 0
+	}
+	if phase, _ := cur.field("status.phase"); phase == "Succeeded" || phase == "Failed" {
+		return 0
+	}
+	if cur.meta.DeletionGracePeriodSeconds != nil {
+		return *cur.meta.DeletionGracePeriodSeconds
+	}
+	return 30
+}
+
+func addFinalizer(fs []string, f string) []string {
+	if slices.Contains(fs, f) {
+		return fs
+	}
+	return append(fs, f)
+}
+
+// handleDeleteCollection serves DELETE on a collection: every object the
+// selectors match is deleted; the answer lists them.
+func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	n, err := negotiate(r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	lo, err := parseListOptions(r, res, "", false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	opts, err := s.parseDeleteOptions(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ns := nsFor(res, info)
+	snap, _ := s.store.current(res.storageKey())
+	page := s.page(snap, 0, ns, "", 0, 0, lo, res)
+	var deleted []*stored
+	for _, obj := range page.items {
+		o, _, err := s.delete(r.Context(), res, obj.meta.Namespace, obj.meta.Name, opts)
+		var st *meta.Status
+		if errors.As(err, &st) && st.IsNotFound() {
+			continue
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		deleted = append(deleted, o)
+	}
+	page = listResult{items: deleted, rv: s.store.resourceVersion()}
+	writeBody(w, n, http.StatusOK, s.encodeList(res, info.version, n.format, page))
+}
+
+func secondsDuration(s int64) time.Duration { return time.Duration(s) * time.Second }
+
+// setStatusPhase sets .status.phase in a body.
+func setStatusPhase(rest []jsonv.Member, phase string) []jsonv.Member {
+	st := jsonv.NewObject()
+	if cur := findMember(rest, "status"); cur != nil && cur.Kind == jsonv.Object {
+		st = cur.Clone()
+	}
+	st.Set("phase", jsonv.NewString(phase))
+	return replaceMember(rest, "status", &st)
+}

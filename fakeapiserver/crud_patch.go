@@ -1,0 +1,131 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// PATCH: JSON patch and merge patch apply to the current object and go
+// through the same path as an update. The server retries against the
+// latest version, so a patch conflicts only when it sets
+// metadata.resourceVersion itself.
+
+const (
+	mediaJSONPatch      = "application/json-patch+json"
+	mediaMergePatch     = "application/merge-patch+json"
+	mediaStrategicPatch = "application/strategic-merge-patch+json"
+	mediaApplyPatch     = "application/apply-patch+yaml"
+)
+
+func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	n, err := negotiate(r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var apply func(target, p []byte) (jsonv.Value, error)
+	switch mt {
+	case mediaJSONPatch:
+		apply = patch.JSON
+	case mediaMergePatch:
+		apply = patch.Merge
+	case mediaStrategicPatch, mediaApplyPatch, "application/apply-patch+cbor":
+		writeStatus(w, r, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s (strategic merge patch and server-side apply are not implemented by this server yet)", mediaJSONPatch, mediaMergePatch)))
+		return
+	default:
+		writeStatus(w, r, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyPatch, mediaStrategicPatch)))
+		return
+	}
+	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	wo, err := parseWriteOptions(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ns := nsFor(res, info)
+	table := res.storageKey()
+	apiVersion := gv(res.Group, info.version)
+	for attempt := 0; attempt < 100; attempt++ {
+		cur := s.store.get(table, objectKey(ns, info.name))
+		if cur == nil {
+			writeStatus(w, r, errNotFound(res, info.name))
+			return
+		}
+		patched, err := apply(cur.appendObject(nil, apiVersion), body)
+		if err != nil {
+			writeStatus(w, r, patchError(err))
+			return
+		}
+		in, err := s.decodeObject(res, info.version, jsonv.Marshal(patched), wo.validation)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if in.meta.Name != info.name {
+			writeStatus(w, r, errInvalid(res.Group, res.Kind, info.name, []fieldError{invalid("metadata.name", in.meta.Name, "field is immutable")}))
+			return
+		}
+		if res.Namespaced && in.meta.Namespace != ns {
+			writeStatus(w, r, errBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+			return
+		}
+		conditional := in.meta.ResourceVersion != cur.meta.ResourceVersion
+		if conditional && in.meta.ResourceVersion != "" {
+			writeStatus(w, r, errConflict(res, info.name, msgModified))
+			return
+		}
+		in.meta.ResourceVersion = cur.meta.ResourceVersion
+		next, err := s.prepareUpdate(r.Context(), res, cur, in.meta, in.rest, info.subresource, wo.manager, apiVersion)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		obj := cur
+		switch {
+		case next == nil:
+		case wo.dryRun:
+			obj = next
+		default:
+			obj, err = s.commitUpdate(r.Context(), res, cur, next)
+			if errors.Is(err, errChanged) {
+				continue
+			}
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+		}
+		addWarnings(w, in.warnings)
+		writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, apiVersion))
+		return
+	}
+	writeStatus(w, r, errConflict(res, info.name, msgModified))
+}
+
+// patchError maps a patch failure to the real server's answer: a bad patch
+// document is 400, one that does not apply is 422, too many operations 413.
+func patchError(err error) *meta.Status {
+	var de *patch.DecodeError
+	var tm *patch.TooManyOperationsError
+	switch {
+	case errors.As(err, &de):
+		return errBadRequest(de.Error())
+	case errors.As(err, &tm):
+		return newStatus(413, meta.ReasonRequestEntityTooLarge, tm.Error())
+	default:
+		st := errGenericInvalid()
+		st.Details.Causes = []meta.StatusCause{{Type: meta.CauseFieldValueInvalid, Message: err.Error()}}
+		return st
+	}
+}

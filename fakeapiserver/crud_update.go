@@ -1,0 +1,259 @@
+package fakeapiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/watch"
+)
+
+// handleUpdate serves PUT on an object or its /status.
+func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	n, err := negotiate(r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	mt, err := bodyMediaType(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	data, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if err == nil {
+		data, err = toJSON(data, mt)
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	wo, err := parseWriteOptions(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	in, err := s.decodeObject(res, info.version, data, wo.validation)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if in.meta.Name != info.name {
+		writeStatus(w, r, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.meta.Name, info.name)))
+		return
+	}
+	ns := nsFor(res, info)
+	if res.Namespaced && in.meta.Namespace != "" && in.meta.Namespace != ns {
+		writeStatus(w, r, errBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the request (%s)", in.meta.Namespace, ns)))
+		return
+	}
+	obj, created, err := s.update(r.Context(), res, ns, info.subresource, in, wo)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	addWarnings(w, in.warnings)
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	writeBody(w, n, code, encodeObject(obj, n.format, gv(res.Group, info.version)))
+}
+
+// update replaces an object (or its status) with a decoded body, creating
+// it where the resource allows create-on-update.
+func (s *Server) update(ctx context.Context, res *Resource, ns, subresource string, in *incoming, wo writeOptions) (*stored, bool, error) {
+	table := res.storageKey()
+	key := objectKey(ns, in.meta.Name)
+	for attempt := 0; attempt < 100; attempt++ {
+		cur := s.store.get(table, key)
+		if cur == nil {
+			if subresource != "" || !res.CreateOnUpdate || in.meta.ResourceVersion != "" {
+				return nil, false, errNotFound(res, in.meta.Name)
+			}
+			obj, _, err := s.createDecoded(ctx, res, ns, in, wo)
+			var st *meta.Status
+			if errors.As(err, &st) && st.IsAlreadyExists() {
+				continue
+			}
+			return obj, err == nil, err
+		}
+		conditional := in.meta.ResourceVersion != ""
+		if !conditional && (res.RequireResourceVersion || res.Custom) {
+			return nil, false, errInvalid(res.Group, res.Name, in.meta.Name, []fieldError{invalidRaw("metadata.resourceVersion", "0", "must be specified for an update")})
+		}
+		if conditional && in.meta.ResourceVersion != cur.meta.ResourceVersion {
+			return nil, false, errConflict(res, in.meta.Name, msgModified)
+		}
+		next, err := s.prepareUpdate(ctx, res, cur, in.meta, in.rest, subresource, wo.manager, in.apiVersion)
+		if err != nil {
+			return nil, false, err
+		}
+		if next == nil || wo.dryRun {
+			if next == nil {
+				return cur, false, nil
+			}
+			return next, false, nil
+		}
+		obj, err := s.commitUpdate(ctx, res, cur, next)
+		if errors.Is(err, errChanged) {
+			if conditional {
+				return nil, false, errConflict(res, in.meta.Name, msgModified)
+			}
+			continue
+		}
+		return obj, false, err
+	}
+	return nil, false, errConflict(res, in.meta.Name, msgModified)
+}
+
+// prepareUpdate computes the next version of cur from a new metadata and
+// body. It returns nil when nothing would change (a no-op update: no new
+// resourceVersion, no event). The result's resourceVersion is cur's; the
+// commit sets the new one.
+func (s *Server) prepareUpdate(ctx context.Context, res *Resource, cur *stored, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string) (*stored, error) {
+	oldRest, err := restOf(cur)
+	if err != nil {
+		return nil, err
+	}
+	old := cur.meta
+	m := cloneMeta(newMeta)
+	var rest []jsonv.Member
+	statusOnly := subresource == "status"
+	if statusOnly {
+		// A status write changes .status only.
+		managed := m.ManagedFields
+		m = cloneMeta(old)
+		m.ManagedFields = managed
+		rest = replaceMember(oldRest, "status", findMember(newRest, "status"))
+	} else {
+		rest = newRest
+		if res.hasStatus() {
+			rest = replaceMember(newRest, "status", findMember(oldRest, "status"))
+		}
+		if m.UID == "" {
+			m.UID = old.UID
+		}
+		if m.UID != old.UID {
+			return nil, errInvalid(res.Group, res.Kind, m.Name, []fieldError{invalid("metadata.uid", m.UID, "field is immutable")})
+		}
+		m.Namespace = old.Namespace
+		m.CreationTimestamp = old.CreationTimestamp
+		m.DeletionTimestamp = old.DeletionTimestamp
+		if old.DeletionGracePeriodSeconds != nil {
+			m.DeletionGracePeriodSeconds = old.DeletionGracePeriodSeconds
+		}
+		m.Generation = old.Generation
+		if old.DeletionTimestamp != nil {
+			var added []string
+			for _, f := range m.Finalizers {
+				if !slices.Contains(old.Finalizers, f) {
+					added = append(added, f)
+				}
+			}
+			if len(added) > 0 {
+				return nil, errInvalid(res.Group, res.Kind, m.Name, []fieldError{forbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
+			}
+		}
+		if errs := validateMeta(res, m); len(errs) > 0 {
+			return nil, errInvalid(res.Group, res.Kind, m.Name, errs)
+		}
+		if res.Generation && !sameSpec(oldRest, rest, res.hasStatus()) {
+			m.Generation = old.Generation + 1
+		}
+	}
+	if hook := s.updateHooks[res.storageKey()]; hook != nil {
+		if rest, err = hook(ctx, m, rest); err != nil {
+			return nil, err
+		}
+	}
+	m.ResourceVersion = old.ResourceVersion
+	m.ManagedFields = old.ManagedFields
+	doc := documentOf(rest)
+	fields := res.selectableFields(&doc)
+	restJSON := encodeRest(rest)
+	next, err := assemble(cur.kind, apiVersion, m, restJSON, fields)
+	if err != nil {
+		return nil, err
+	}
+	if sameContent(cur, next) {
+		return nil, nil
+	}
+	m.ManagedFields = updateManagedFields(old.ManagedFields,
+		ownedFields(old, oldRest, statusOnly, res.hasStatus()),
+		ownedFields(m, rest, statusOnly, res.hasStatus()),
+		manager, apiVersion, subresource, s.clock.Now())
+	return assemble(cur.kind, apiVersion, m, restJSON, fields)
+}
+
+// commitUpdate stores next in place of cur. An update that removes the
+// last finalizer of an object being deleted deletes it instead.
+func (s *Server) commitUpdate(ctx context.Context, res *Resource, cur, next *stored) (*stored, error) {
+	typ := watch.Modified
+	if next.meta.DeletionTimestamp != nil && len(next.meta.Finalizers) == 0 &&
+		(next.meta.DeletionGracePeriodSeconds == nil || *next.meta.DeletionGracePeriodSeconds == 0) {
+		typ = watch.Deleted
+	}
+	obj, err := s.store.commit(res.storageKey(), cur.key, typ, cur, func(rv int64) (*stored, error) {
+		return next.withResourceVersion(rv)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.afterWrite(ctx, res, typ, cur, obj)
+	return obj, nil
+}
+
+// sameSpec reports whether two bodies agree outside metadata (and outside
+// .status when status is a subresource): what metadata.generation tracks.
+func sameSpec(a, b []jsonv.Member, statusApart bool) bool {
+	strip := func(ms []jsonv.Member) jsonv.Value {
+		v := jsonv.Value{Kind: jsonv.Object}
+		for _, m := range ms {
+			if m.Key != "status" || !statusApart {
+				v.Obj = append(v.Obj, m)
+			}
+		}
+		return v
+	}
+	return jsonv.Equal(strip(a), strip(b))
+}
+
+// findMember returns the member named key, or nil.
+func findMember(ms []jsonv.Member, key string) *jsonv.Value {
+	for i := range ms {
+		if ms[i].Key == key {
+			return &ms[i].Value
+		}
+	}
+	return nil
+}
+
+// replaceMember returns ms with key set to v (removed when v is nil),
+// keeping its position or appending it.
+func replaceMember(ms []jsonv.Member, key string, v *jsonv.Value) []jsonv.Member {
+	out := make([]jsonv.Member, 0, len(ms)+1)
+	done := false
+	for _, m := range ms {
+		if m.Key == key {
+			if v != nil {
+				out = append(out, jsonv.Member{Key: key, Value: *v})
+			}
+			done = true
+			continue
+		}
+		out = append(out, m)
+	}
+	if !done && v != nil {
+		out = append(out, jsonv.Member{Key: key, Value: *v})
+	}
+	return out
+}
+
+// rvString formats a resourceVersion.
+func rvString(rv int64) string { return strconv.FormatInt(rv, 10) }

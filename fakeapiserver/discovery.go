@@ -1,0 +1,222 @@
+package fakeapiserver
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"runtime"
+	"strings"
+)
+
+// Discovery: /version, the legacy documents (/api, /apis, /apis/g,
+// /api/v1, /apis/g/v) and aggregated discovery (apidiscovery.k8s.io/v2,
+// chosen by the Accept header as kubectl asks for it), health checks and a
+// minimal OpenAPI v3 that tells kubectl the server validates fields itself.
+
+const mediaAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+// serveNonResource serves everything that is not under a group-version.
+func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeStatus(w, r, errPathNotFound())
+		return
+	}
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	pretty := negotiation{pretty: isPretty(r)}
+	switch {
+	case path == "/version":
+		writeBody(w, pretty, http.StatusOK, marshal(versionInfo()))
+	case path == "/healthz" || path == "/readyz" || path == "/livez" ||
+		strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/readyz/") || strings.HasPrefix(path, "/livez/"):
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		_, _ = w.Write([]byte("ok"))
+	case path == "/api":
+		if wantsAggregated(r) {
+			s.writeAggregated(w, r, true)
+			return
+		}
+		writeBody(w, pretty, http.StatusOK, marshal(map[string]any{
+			"kind":     "APIVersions",
+			"versions": []string{"v1"},
+			"serverAddressByClientCIDRs": []map[string]string{
+				{"clientCIDR": "0.0.0.0/0", "serverAddress": r.Host},
+			},
+		}))
+	case path == "/apis":
+		if wantsAggregated(r) {
+			s.writeAggregated(w, r, false)
+			return
+		}
+		groups := []any{}
+		for _, g := range s.registry.snapshot() {
+			if g.name == "" {
+				continue
+			}
+			groups = append(groups, apiGroupDoc(g))
+		}
+		writeBody(w, pretty, http.StatusOK, marshal(map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
+	case strings.HasPrefix(path, "/apis/") && strings.Count(path, "/") == 2:
+		name := strings.TrimPrefix(path, "/apis/")
+		for _, g := range s.registry.snapshot() {
+			if g.name == name && name != "" {
+				doc := apiGroupDoc(g)
+				doc["kind"], doc["apiVersion"] = "APIGroup", "v1"
+				writeBody(w, pretty, http.StatusOK, marshal(doc))
+				return
+			}
+		}
+		writeStatus(w, r, errPathNotFound())
+	case path == "/openapi/v3":
+		s.serveOpenAPIIndex(w, r)
+	case strings.HasPrefix(path, "/openapi/v3/"):
+		s.serveOpenAPIGroupVersion(w, r, strings.TrimPrefix(path, "/openapi/v3/"))
+	default:
+		writeStatus(w, r, errPathNotFound())
+	}
+}
+
+func versionInfo() map[string]string {
+	return map[string]string{
+		"major":                 "1",
+		"minor":                 "37",
+		"emulationMajor":        "1",
+		"emulationMinor":        "37",
+		"minCompatibilityMajor": "1",
+		"minCompatibilityMinor": "36",
+		"gitVersion":            "v1.37.2",
+		"gitCommit":             "kubecache-fakeapiserver",
+		"gitTreeState":          "clean",
+		"buildDate":             "2026-01-01T00:00:00Z",
+		"goVersion":             runtime.Version(),
+		"compiler":              runtime.Compiler,
+		"platform":              runtime.GOOS + "/" + runtime.GOARCH,
+	}
+}
+
+func wantsAggregated(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		p := strings.ReplaceAll(part, " ", "")
+		if strings.Contains(p, "as=APIGroupDiscoveryList") && strings.Contains(p, "g=apidiscovery.k8s.io") && strings.Contains(p, "v=v2") {
+			return true
+		}
+	}
+	return false
+}
+
+func apiGroupDoc(g apiGroup) map[string]any {
+	versions := []map[string]string{}
+	for _, v := range g.versions {
+		versions = append(versions, map[string]string{"groupVersion": gv(g.name, v.version), "version": v.version})
+	}
+	return map[string]any{"name": g.name, "versions": versions, "preferredVersion": versions[0]}
+}
+
+// serveGroupVersionDiscovery serves the APIResourceList of /api/v1 or
+// /apis/g/v.
+func (s *Server) serveGroupVersionDiscovery(w http.ResponseWriter, r *http.Request, group, version string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeStatus(w, r, errMethodNotAllowed())
+		return
+	}
+	for _, g := range s.registry.snapshot() {
+		if g.name != group {
+			continue
+		}
+		for _, v := range g.versions {
+			if v.version != version {
+				continue
+			}
+			resources := []map[string]any{}
+			for _, res := range v.resources {
+				resources = append(resources, legacyResourceDoc(res, res.Name, res.Singular, res.Kind, "", "", res.Verbs, true))
+				for _, sub := range res.Subresources {
+					resources = append(resources, legacyResourceDoc(res, res.Name+"/"+sub.Name, "", sub.Kind, sub.Group, sub.Version, sub.Verbs, false))
+				}
+			}
+			doc := map[string]any{"kind": "APIResourceList", "groupVersion": gv(group, version), "resources": resources}
+			if group != "" {
+				doc["apiVersion"] = "v1"
+			}
+			writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, marshal(doc))
+			return
+		}
+	}
+	writeStatus(w, r, errPathNotFound())
+}
+
+func legacyResourceDoc(res *Resource, name, singular, kind, group, version string, verbs []string, main bool) map[string]any {
+	d := map[string]any{"name": name, "singularName": singular, "namespaced": res.Namespaced, "kind": kind, "verbs": verbs}
+	if group != "" {
+		d["group"], d["version"] = group, version
+	}
+	if main {
+		if len(res.ShortNames) > 0 {
+			d["shortNames"] = res.ShortNames
+		}
+		if len(res.Categories) > 0 {
+			d["categories"] = res.Categories
+		}
+		sum := sha256.Sum256([]byte(res.Group + "/" + res.Version + "/" + res.Kind))
+		d["storageVersionHash"] = hex.EncodeToString(sum[:8])
+	}
+	return d
+}
+
+// writeAggregated serves the apidiscovery.k8s.io/v2 document for /api
+// (core) or /apis (every other group).
+func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bool) {
+	items := []any{}
+	for _, g := range s.registry.snapshot() {
+		if (g.name == "") != core {
+			continue
+		}
+		versions := []any{}
+		for _, v := range g.versions {
+			resources := []any{}
+			for _, res := range v.resources {
+				scope := "Cluster"
+				if res.Namespaced {
+					scope = "Namespaced"
+				}
+				d := map[string]any{
+					"resource":         res.Name,
+					"responseKind":     map[string]string{"group": res.Group, "version": res.Version, "kind": res.Kind},
+					"scope":            scope,
+					"singularResource": res.Singular,
+					"verbs":            res.Verbs,
+				}
+				if len(res.ShortNames) > 0 {
+					d["shortNames"] = res.ShortNames
+				}
+				if len(res.Categories) > 0 {
+					d["categories"] = res.Categories
+				}
+				var subs []any
+				for _, sub := range res.Subresources {
+					sg, sv := sub.Group, sub.Version
+					if sv == "" {
+						sg, sv = res.Group, res.Version
+					}
+					subs = append(subs, map[string]any{
+						"subresource":  sub.Name,
+						"responseKind": map[string]string{"group": sg, "version": sv, "kind": sub.Kind},
+						"verbs":        sub.Verbs,
+					})
+				}
+				if len(subs) > 0 {
+					d["subresources"] = subs
+				}
+				resources = append(resources, d)
+			}
+			versions = append(versions, map[string]any{"version": v.version, "resources": resources, "freshness": "Current"})
+		}
+		md := map[string]any{"creationTimestamp": nil}
+		if !core {
+			md["name"] = g.name
+		}
+		items = append(items, map[string]any{"metadata": md, "versions": versions})
+	}
+	body := marshal(map[string]any{"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": map[string]any{}, "items": items})
+	writeBody(w, negotiation{pretty: isPretty(r), contentType: mediaAggregated}, http.StatusOK, body)
+}

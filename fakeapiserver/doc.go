@@ -1,0 +1,47 @@
+// Package fakeapiserver is an in-memory Kubernetes API server with the
+// real server's list and watch semantics and with fault injection, for
+// testing anything that talks to Kubernetes — kubecache's own reflector and
+// informers, client-go programs, kubectl — without a cluster.
+//
+// It sits beside rest in kubecache's flow (socket → rest → watch →
+// reflector → cache → informer): it is the other end of the socket. It
+// imports only the pure pieces meta, selector and watch, never the client
+// side, so it cannot share a bug with the client it tests. Its
+// specification is the real server's wire behaviour (API-SEMANTICS.md);
+// what it does not do is listed in docs/fidelity-fakeapiserver.md.
+//
+//	s := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
+//	cfg := s.Kubeconfig()   // or s.URL() for plain HTTP
+//
+// # Where things are
+//
+//   - server.go: Server, New, NewForTest, Start, URL, Close; request
+//     routing, request log, panic recovery. options.go: every knob.
+//     clock.go: the Clock interface and FakeClock.
+//   - storage.go: the store — one global resourceVersion, one persistent
+//     sorted map per resource (internal/pmap) per resourceVersion, and the
+//     change log; compaction. fanout.go: watchers, their bounded queues,
+//     encoded-once events.
+//   - object.go: how an object is held (its JSON, split so the same bytes
+//     serve objects, list items and every version). decode.go: request
+//     bodies. validation.go: metadata rules. managedfields.go: Update
+//     entries of metadata.managedFields.
+//   - requestinfo.go: URL → verb and resource. resource.go: dispatch and
+//     GET. crud_create.go, crud_update.go, crud_patch.go (JSON and merge
+//     patch, internal/patch), crud_delete.go (finalizers, graceful pods,
+//     delete collection).
+//   - listoptions.go: list/watch parameters and their validation.
+//     list.go: snapshots, pagination, continue tokens. watch.go: the watch
+//     stream (initial events, bookmarks, timeouts, selector transitions).
+//   - resources.go: the Resource model and registry. resources_builtin.go:
+//     the built-in table. resources_behaviour.go: per-resource rules (field
+//     selectors, generation, create-on-update...). hooks.go, namespaces.go,
+//     crd.go: the resources with behaviour beyond storage.
+//   - discovery.go, openapi.go: what kubectl reads first. negotiate.go,
+//     output.go: content types, pretty printing, Status bodies
+//     (status.go).
+//   - faults.go (Go API) and admin.go (HTTP): injected failures, delays,
+//     cut and stalled watches, compaction, restarts, stale reads.
+//   - manifests.go: loading YAML/JSON objects. kubeconfig.go. waiters.go:
+//     WaitForWatchers, so tests never sleep.
+package fakeapiserver

@@ -1,0 +1,279 @@
+package fakeapiserver
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/pmap"
+)
+
+// LIST: read a snapshot (current, exact, not-older-than or continued) and
+// page through it in key order. Every page of one list reads the snapshot
+// of its first page, which the store keeps until it is compacted.
+
+const (
+	msgListExpired          = "The resourceVersion for the provided list is too old."
+	msgContinueExpired      = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
+	msgInconsistentContinue = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+)
+
+// continueToken is the real server's token format, plus the time it was
+// issued for Options.ContinueTokenTTL. RV -1 means "at the latest
+// resourceVersion" (the inconsistent token of an expired one).
+type continueToken struct {
+	APIVersion string `json:"v"`
+	RV         int64  `json:"rv"`
+	Start      string `json:"start"`
+	Issued     int64  `json:"t,omitempty"`
+}
+
+func encodeContinue(rv int64, start string, issued int64) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: start, Issued: issued})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(s string) (continueToken, error) {
+	var c continueToken
+	data, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return c, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	if c.APIVersion != "meta.k8s.io/v1" {
+		return c, fmt.Errorf("continue key is not valid: server does not recognize this encoded version %v", c.APIVersion)
+	}
+	if c.RV == 0 || c.RV < -1 {
+		return c, errors.New("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if c.Start == "" {
+		return c, errors.New("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
+	}
+	key := "/" + strings.TrimPrefix(c.Start, "/")
+	if path.Clean(key) != key && path.Clean(key)+"\x00" != key {
+		return c, fmt.Errorf("continue key is not valid: %v", c.Start)
+	}
+	return c, nil
+}
+
+// listResult is one page.
+type listResult struct {
+	items     []*stored
+	rv        int64
+	cont      string
+	remaining *int64
+}
+
+// handleList serves GET on a collection.
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	n, err := negotiate(r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	opts, err := parseListOptions(r, res, "", false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	page, err := s.list(r.Context(), res, info.namespace, opts)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeBody(w, n, http.StatusOK, s.encodeList(res, info.version, n.format, page))
+}
+
+// list reads one page.
+func (s *Server) list(ctx context.Context, res *Resource, namespace string, o listOptions) (listResult, error) {
+	table := res.storageKey()
+	var (
+		snap   pmap.Map[*stored]
+		readRV int64
+		start  string
+		limit  = o.limit
+		issued = s.clock.Now().Unix()
+	)
+	if o.cont != "" {
+		if o.rv != "" && o.rv != "0" {
+			return listResult{}, errBadRequest("specifying resource version is not allowed when using continue")
+		}
+		tok, err := decodeContinue(o.cont)
+		if err != nil {
+			return listResult{}, errBadRequest("invalid continue token: " + err.Error())
+		}
+		if f := s.faults.takeContinueExpiry(res); f != nil {
+			return listResult{}, s.expiredContinue(tok, f.inconsistent)
+		}
+		start = tok.Start
+		issued = tok.Issued
+		if tok.RV == -1 {
+			snap, readRV = s.store.current(table)
+		} else {
+			expired := s.opts.ContinueTokenTTL > 0 && tok.Issued > 0 && s.clock.Now().Unix()-tok.Issued > int64(s.opts.ContinueTokenTTL.Seconds())
+			if !expired {
+				snap, err = s.store.at(table, tok.RV)
+				expired = errors.Is(err, errCompacted)
+			}
+			if expired {
+				return listResult{}, s.expiredContinue(tok, true)
+			}
+			if err != nil {
+				return listResult{}, err
+			}
+			readRV = tok.RV
+		}
+	} else {
+		rv, err := parseRV(o.rv)
+		if err != nil {
+			return listResult{}, errBadRequest(fmt.Sprintf("resourceVersion: Invalid value: %q: %v", o.rv, err))
+		}
+		exact := o.match == matchExact || (o.match == "" && rv > 0 && limit > 0)
+		switch {
+		case o.rv == "0" && o.match != matchExact:
+			// Served from the watch cache: any state, limit ignored.
+			snap, readRV = s.staleOrCurrent(table)
+			limit = 0
+		case exact:
+			if err := s.waitForRV(ctx, rv); err != nil {
+				return listResult{}, err
+			}
+			if snap, err = s.store.at(table, rv); err != nil {
+				if errors.Is(err, errCompacted) {
+					return listResult{}, errExpired(msgListExpired)
+				}
+				return listResult{}, err
+			}
+			readRV = rv
+		default:
+			if err := s.waitForRV(ctx, rv); err != nil {
+				return listResult{}, err
+			}
+			snap, readRV = s.store.current(table)
+		}
+	}
+	return s.page(snap, readRV, namespace, start, limit, issued, o, res), nil
+}
+
+// expiredContinue is the 410 for a continue token whose snapshot is gone;
+// inconsistent offers a token that continues at the latest state.
+func (s *Server) expiredContinue(tok continueToken, inconsistent bool) error {
+	if !inconsistent {
+		return errExpired(msgContinueExpired)
+	}
+	st := errExpired(msgInconsistentContinue)
+	st.ListMeta.Continue = encodeContinue(-1, tok.Start, s.clock.Now().Unix())
+	return st
+}
+
+// waitForRV waits for the store to reach rv (a resourceVersion from the
+// future), up to Options.TooLargeResourceVersionWait, then gives up with
+// the real server's 504.
+func (s *Server) waitForRV(ctx context.Context, rv int64) error {
+	if rv <= s.store.resourceVersion() {
+		return nil
+	}
+	t := s.clock.NewTimer(s.opts.TooLargeResourceVersionWait)
+	defer t.Stop()
+	if s.store.waitFor(ctx, rv, t) {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return errTooLargeRV(rv, s.store.resourceVersion())
+}
+
+// page collects up to limit matching objects after start, in key order.
+func (s *Server) page(snap pmap.Map[*stored], readRV int64, namespace, start string, limit int64, issued int64, o listOptions, res *Resource) listResult {
+	lo, hi := "", ""
+	if namespace != "" && res.Namespaced {
+		lo, hi = namespace+"/", namespace+"0" // '0' follows '/'
+	}
+	from := lo
+	if start != "" && start > from {
+		from = start
+	}
+	out := listResult{rv: readRV}
+	var last string
+	more := false
+	snap.Ascend(from, func(key string, obj *stored) bool {
+		if hi != "" && key >= hi {
+			return false
+		}
+		if limit > 0 && int64(len(out.items)) >= limit {
+			more = true
+			return false
+		}
+		last = key
+		if o.matches(obj, namespace) {
+			out.items = append(out.items, obj)
+		}
+		return true
+	})
+	if more {
+		out.cont = encodeContinue(readRV, last+"\x00", issued)
+		if !o.filtered() {
+			end := snap.Len()
+			if hi != "" {
+				end = snap.Rank(hi)
+			}
+			remaining := int64(end - snap.Rank(last) - 1)
+			out.remaining = &remaining
+		}
+	}
+	return out
+}
+
+// encodeList renders a page as <Kind>List (or PartialObjectMetadataList).
+func (s *Server) encodeList(res *Resource, version string, format outputFormat, page listResult) []byte {
+	buf := make([]byte, 0, 256+len(page.items)*512)
+	apiVersion := gv(res.Group, version)
+	if format == formatPartial {
+		buf = append(buf, `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{`...)
+	} else {
+		buf = append(buf, `{"kind":`...)
+		buf = strconv.AppendQuote(buf, res.ListKind)
+		buf = append(buf, `,"apiVersion":`...)
+		buf = strconv.AppendQuote(buf, apiVersion)
+		buf = append(buf, `,"metadata":{`...)
+	}
+	buf = append(buf, `"resourceVersion":"`...)
+	buf = strconv.AppendInt(buf, page.rv, 10)
+	buf = append(buf, '"')
+	switch {
+	case page.cont != "":
+		buf = append(buf, `,"continue":"`...)
+		buf = append(buf, page.cont...)
+		buf = append(buf, '"')
+		if page.remaining != nil {
+			buf = append(buf, `,"remainingItemCount":`...)
+			buf = strconv.AppendInt(buf, *page.remaining, 10)
+		}
+	case res.Custom && format != formatPartial:
+		buf = append(buf, `,"continue":""`...)
+	}
+	buf = append(buf, `},"items":[`...)
+	for i, obj := range page.items {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		switch {
+		case format == formatPartial:
+			buf = obj.appendPartial(buf)
+		case res.Custom:
+			buf = obj.appendObject(buf, apiVersion)
+		default:
+			buf = obj.appendItem(buf)
+		}
+	}
+	return append(buf, "]}"...)
+}

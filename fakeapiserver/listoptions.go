@@ -1,0 +1,167 @@
+package fakeapiserver
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/kubecache/kubecache/selector"
+)
+
+// listOptions are the query parameters of a list or watch, parsed and
+// validated as the real server does (apimachinery's ListOptions rules).
+type listOptions struct {
+	labels         selector.Labels
+	fields         selector.Fields
+	rv             string
+	match          string
+	limit          int64
+	cont           string
+	timeoutSeconds *int64
+	allowBookmarks bool
+	// sendInitialEvents is nil when the parameter is absent.
+	sendInitialEvents *bool
+}
+
+const (
+	matchExact        = "Exact"
+	matchNotOlderThan = "NotOlderThan"
+)
+
+// parseListOptions reads and validates the options. isWatch selects the
+// watch rules, including the 1.37 default that turns a watch from "" or
+// "0" into a streaming list.
+func parseListOptions(r *http.Request, res *Resource, name string, isWatch bool) (listOptions, error) {
+	q := r.URL.Query()
+	var o listOptions
+	var err error
+	if o.labels, err = selector.ParseLabels(q.Get("labelSelector")); err != nil {
+		return o, errBadRequest(err.Error())
+	}
+	if o.fields, err = selector.ParseFields(q.Get("fieldSelector")); err != nil {
+		return o, errBadRequest(err.Error())
+	}
+	o.rv = q.Get("resourceVersion")
+	o.match = q.Get("resourceVersionMatch")
+	o.cont = q.Get("continue")
+	if v := q.Get("limit"); v != "" {
+		if o.limit, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return o, errBadRequest(fmt.Sprintf("limit: invalid value %q: %v", v, err))
+		}
+		if o.limit < 0 {
+			o.limit = 0
+		}
+	}
+	if v := q.Get("timeoutSeconds"); v != "" {
+		t, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return o, errBadRequest(fmt.Sprintf("timeoutSeconds: invalid value %q: %v", v, err))
+		}
+		o.timeoutSeconds = &t
+	}
+	if v := q.Get("allowWatchBookmarks"); v != "" {
+		if o.allowBookmarks, err = strconv.ParseBool(v); err != nil {
+			return o, errBadRequest(fmt.Sprintf("allowWatchBookmarks: invalid value %q: %v", v, err))
+		}
+	}
+	if _, ok := q["sendInitialEvents"]; ok {
+		b, err := strconv.ParseBool(q.Get("sendInitialEvents"))
+		if err != nil {
+			return o, errBadRequest(fmt.Sprintf("sendInitialEvents: invalid value %q: %v", q.Get("sendInitialEvents"), err))
+		}
+		o.sendInitialEvents = &b
+	}
+
+	if isWatch && o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
+		t := true
+		o.sendInitialEvents = &t
+		o.match = matchNotOlderThan
+	}
+	if errs := o.validate(isWatch); len(errs) > 0 {
+		return o, errInvalidListOptions(errs)
+	}
+
+	for _, req := range o.fields.Requirements() {
+		if !res.fieldAllowed(req.Field) {
+			return o, errBadRequest(res.fieldErrorMessage(req.Field))
+		}
+	}
+	if name != "" {
+		if !o.fields.Empty() {
+			if v, ok := o.fields.RequiresExactMatch("metadata.name"); !ok || v != name {
+				return o, errBadRequest("fieldSelector metadata.name doesn't match requested name")
+			}
+		} else if o.fields, err = selector.ParseFields("metadata.name=" + selector.EscapeFieldValue(name)); err != nil {
+			return o, errBadRequest(err.Error())
+		}
+	}
+	return o, nil
+}
+
+func (o listOptions) validate(isWatch bool) []fieldError {
+	var errs []fieldError
+	if isWatch {
+		if o.sendInitialEvents != nil && o.match != matchNotOlderThan {
+			errs = append(errs, forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		}
+		if o.match != "" {
+			if o.sendInitialEvents == nil {
+				errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+			}
+			if o.match != matchNotOlderThan {
+				errs = append(errs, notSupported("resourceVersionMatch", o.match, matchNotOlderThan))
+			}
+			if o.cont != "" {
+				errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			}
+		}
+		return errs
+	}
+	if o.match != "" {
+		if o.rv == "" {
+			errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+		}
+		if o.cont != "" {
+			errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+		}
+		if o.match != matchExact && o.match != matchNotOlderThan {
+			errs = append(errs, notSupported("resourceVersionMatch", o.match, matchExact, matchNotOlderThan, ""))
+		}
+		if o.match == matchExact && o.rv == "0" {
+			errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
+		}
+	}
+	if o.sendInitialEvents != nil {
+		errs = append(errs, forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+	}
+	return errs
+}
+
+// parseRV parses a resourceVersion parameter ("" and "0" are 0).
+func parseRV(rv string) (int64, error) {
+	if rv == "" || rv == "0" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(rv, 10, 63)
+	if err != nil {
+		return 0, err
+	}
+	return int64(n), nil
+}
+
+// matches reports whether an object passes the namespace and selectors.
+func (o listOptions) matches(obj *stored, namespace string) bool {
+	if namespace != "" && obj.meta.Namespace != namespace {
+		return false
+	}
+	if !o.labels.Empty() && !o.labels.Matches(obj.meta.Labels) {
+		return false
+	}
+	return o.fields.Empty() || o.fields.Matches(obj.field)
+}
+
+// filtered reports whether selectors are in use (remainingItemCount is then
+// left out).
+func (o listOptions) filtered() bool {
+	return !o.labels.Empty() || !o.fields.Empty()
+}

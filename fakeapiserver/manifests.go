@@ -1,0 +1,190 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubecache/kubecache/meta"
+)
+
+// Loading objects from manifests (YAML or JSON, several documents per
+// file, "kind: List" unrolled), for tests and `kubecache serve`. Objects
+// go through the same create path as a POST; an object that exists is
+// replaced.
+
+// defaultObjects is what every cluster has.
+const defaultObjects = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: default}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: kube-system}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: kube-public}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: kube-node-lease}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kubernetes
+  namespace: default
+  labels: {component: apiserver, provider: kubernetes}
+spec:
+  clusterIP: 10.96.0.1
+  clusterIPs: [10.96.0.1]
+  internalTrafficPolicy: Cluster
+  ipFamilies: [IPv4]
+  ipFamilyPolicy: SingleStack
+  ports:
+  - {name: https, port: 443, protocol: TCP, targetPort: 6443}
+  sessionAffinity: None
+  type: ClusterIP
+`
+
+func (s *Server) createDefaultObjects() {
+	if err := s.loadManifest(context.Background(), []byte(defaultObjects), "kube-apiserver"); err != nil {
+		panic("fakeapiserver: default objects: " + err.Error())
+	}
+}
+
+// Load creates (or replaces) every object in a YAML or JSON manifest:
+// several documents separated by "---", and lists of kind List. Each
+// object's apiVersion and kind must name a served resource.
+func (s *Server) Load(ctx context.Context, manifest []byte) error {
+	return s.loadManifest(ctx, manifest, "kubecache-load")
+}
+
+// LoadFiles loads every .yaml, .yml and .json file named, descending into
+// directories (files in name order).
+func (s *Server) LoadFiles(ctx context.Context, paths ...string) error {
+	for _, p := range paths {
+		var files []string
+		err := filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch strings.ToLower(filepath.Ext(path)) {
+			case ".yaml", ".yml", ".json":
+				if !d.IsDir() {
+					files = append(files, path)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("load %s: %w", p, err)
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return fmt.Errorf("load %s: %w", f, err)
+			}
+			if err := s.Load(ctx, data); err != nil {
+				return fmt.Errorf("load %s: %w", f, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Server) loadManifest(ctx context.Context, manifest []byte, manager string) error {
+	docs := splitYAMLDocuments(manifest)
+	for i, doc := range docs {
+		j, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return fmt.Errorf("document %d: %w", i+1, err)
+		}
+		if len(bytes.TrimSpace(j)) == 0 || string(bytes.TrimSpace(j)) == "null" {
+			continue
+		}
+		if err := s.loadObject(ctx, j, manager); err != nil {
+			return fmt.Errorf("document %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (s *Server) loadObject(ctx context.Context, data []byte, manager string) error {
+	var head struct {
+		meta.TypeMeta
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	if head.Kind == "List" || (strings.HasSuffix(head.Kind, "List") && head.Items != nil) {
+		for i, item := range head.Items {
+			if err := s.loadObject(ctx, item, manager); err != nil {
+				return fmt.Errorf("item %d: %w", i, err)
+			}
+		}
+		return nil
+	}
+	res := s.registry.byKind(head.APIVersion, head.Kind)
+	if res == nil {
+		return fmt.Errorf("no resource serves kind %q in %q", head.Kind, head.APIVersion)
+	}
+	ns := head.Metadata.Namespace
+	if res.Namespaced && ns == "" {
+		ns = "default"
+	}
+	if !res.Namespaced {
+		ns = ""
+	}
+	wo := writeOptions{manager: manager}
+	_, _, err := s.create(ctx, res, res.Version, ns, data, wo)
+	var st *meta.Status
+	if errors.As(err, &st) && st.IsAlreadyExists() {
+		in, derr := s.decodeObject(res, res.Version, data, "")
+		if derr != nil {
+			return derr
+		}
+		in.meta.Namespace = ns
+		in.meta.ResourceVersion = ""
+		saved := res.RequireResourceVersion
+		cur := s.store.get(res.storageKey(), objectKey(ns, in.meta.Name))
+		if cur != nil && (saved || res.Custom) {
+			in.meta.ResourceVersion = cur.meta.ResourceVersion
+		}
+		_, _, err = s.update(ctx, res, ns, "", in, wo)
+	}
+	return err
+}
+
+// splitYAMLDocuments splits on lines that are exactly "---" (with optional
+// trailing spaces or a comment).
+func splitYAMLDocuments(data []byte) [][]byte {
+	var docs [][]byte
+	var cur bytes.Buffer
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		t := bytes.TrimRight(line, " \t\r\n")
+		if bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- #")) {
+			docs = append(docs, append([]byte(nil), cur.Bytes()...))
+			cur.Reset()
+			continue
+		}
+		cur.Write(line)
+	}
+	return append(docs, cur.Bytes())
+}

@@ -1,0 +1,122 @@
+package fakeapiserver
+
+import (
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Content negotiation: the server speaks JSON (and YAML for single
+// responses). A client that asks for protobuf first and JSON second gets
+// JSON; metadata-only (PartialObjectMetadata) is honoured; a Table request
+// that also accepts plain JSON gets plain JSON; anything else is 406.
+
+// outputFormat is what a response body holds.
+type outputFormat uint8
+
+const (
+	formatJSON outputFormat = iota
+	// formatPartial: PartialObjectMetadata / PartialObjectMetadataList.
+	formatPartial
+	formatYAML
+)
+
+// negotiation is the outcome for one request.
+type negotiation struct {
+	format outputFormat
+	pretty bool
+	// contentType overrides the response Content-Type (discovery).
+	contentType string
+}
+
+const (
+	mediaJSON     = "application/json"
+	mediaYAML     = "application/yaml"
+	mediaProtobuf = "application/vnd.kubernetes.protobuf"
+)
+
+// negotiate picks the output for r. stream says the response is a watch
+// (no YAML there, as on the real server).
+func negotiate(r *http.Request, stream bool) (negotiation, error) {
+	n := negotiation{pretty: isPretty(r) && !stream}
+	accept := strings.TrimSpace(r.Header.Get("Accept"))
+	if accept == "" {
+		return n, nil
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		if q, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(q, 64); err == nil && f == 0 {
+				continue
+			}
+		}
+		switch mt {
+		case mediaJSON, "*/*", "application/*":
+		case mediaYAML:
+			if stream {
+				continue
+			}
+		default:
+			continue
+		}
+		switch as := params["as"]; as {
+		case "":
+			if mt == mediaYAML {
+				n.format = formatYAML
+			}
+			return n, nil
+		case "PartialObjectMetadata", "PartialObjectMetadataList":
+			if params["g"] != "meta.k8s.io" || (params["v"] != "v1" && params["v"] != "v1beta1") {
+				continue
+			}
+			if mt == mediaYAML {
+				continue
+			}
+			n.format = formatPartial
+			return n, nil
+		default:
+			// Table and other transformations are not offered; a later
+			// entry may still match.
+			continue
+		}
+	}
+	return n, errNotAcceptable()
+}
+
+// isPretty reports whether the response should be indented: ?pretty=true,
+// or a command-line or browser user agent.
+func isPretty(r *http.Request) bool {
+	if strings.Contains(r.URL.RawQuery, "pretty") {
+		if p := r.URL.Query().Get("pretty"); p != "" {
+			b, _ := strconv.ParseBool(p)
+			return b
+		}
+	}
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
+}
+
+// bodyMediaType classifies a request body's Content-Type for create and
+// update: JSON and YAML are read; protobuf and anything else are 415.
+func bodyMediaType(r *http.Request) (string, error) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return mediaJSON, nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return "", errUnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
+	}
+	switch mt {
+	case mediaJSON, mediaYAML:
+		return mt, nil
+	case mediaProtobuf:
+		return "", errUnsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (this server does not read protobuf: set ContentType: "application/json" in your client configuration, e.g. client-go's rest.Config)`)
+	default:
+		return "", errUnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
+	}
+}

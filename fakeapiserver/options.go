@@ -1,0 +1,120 @@
+package fakeapiserver
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options configure a Server. The zero value is a plain HTTP server on
+// 127.0.0.1 with the real server's default timers, the wall clock, random
+// UIDs and no authentication.
+type Options struct {
+	// Addr is the listen address for Start; default "127.0.0.1:0".
+	Addr string
+
+	// Clock drives every timer of the server; default RealClock.
+	Clock Clock
+
+	// Seed, when non-zero, makes UIDs, generateName suffixes and the
+	// default watch timeout's jitter deterministic.
+	Seed uint64
+
+	// BookmarkInterval is how often a watch with allowWatchBookmarks=true
+	// gets a BOOKMARK (only when the resourceVersion has moved past what
+	// the watch last saw); default 1 minute, as on the real server.
+	BookmarkInterval time.Duration
+	// BookmarkBeforeDeadline is how long before a watch's deadline the
+	// last BOOKMARK goes out; default 2 s.
+	BookmarkBeforeDeadline time.Duration
+	// MinRequestTimeout sets the deadline of a watch without
+	// timeoutSeconds: a duration in [MinRequestTimeout, 2*MinRequestTimeout)
+	// chosen at random; default 30 minutes (kube-apiserver's 1800 s).
+	MinRequestTimeout time.Duration
+	// RequestTimeout caps a non-watch request's ?timeout=; default 60 s.
+	RequestTimeout time.Duration
+
+	// HistoryLimit is how many changes the server keeps for resuming
+	// watches and reading older snapshots; older ones are compacted away.
+	// Default 10000. A negative value keeps no history beyond the current
+	// state.
+	HistoryLimit int
+	// CompactionInterval compacts, on every tick, everything older than
+	// the previous tick (etcd's periodic compaction); default 5 minutes,
+	// negative disables.
+	CompactionInterval time.Duration
+	// ContinueTokenTTL expires continue tokens older than this (410 with
+	// an inconsistent continue token) even if their snapshot still exists;
+	// zero means tokens expire only through compaction.
+	ContinueTokenTTL time.Duration
+	// TooLargeResourceVersionWait is how long a request with a
+	// resourceVersion newer than the server's waits for the server to catch
+	// up before answering 504; default 3 s.
+	TooLargeResourceVersionWait time.Duration
+
+	// WatchQueueLength is how many events may wait for one watcher; a
+	// watcher whose queue is full is closed (the real server drops slow
+	// watchers too). Default 1000.
+	WatchQueueLength int
+	// WatchWriteTimeout bounds one write to a watch stream; a client that
+	// stops reading is cut off after it. Default 1 minute.
+	WatchWriteTimeout time.Duration
+
+	// MaxRequestBodyBytes refuses larger bodies with 413; default 3 MiB as
+	// on the real server.
+	MaxRequestBodyBytes int64
+
+	// NoDefaultObjects skips creating the default namespaces and the
+	// kubernetes Service.
+	NoDefaultObjects bool
+
+	// Logger receives one line per request (method, path, status,
+	// duration, injected faults). Nil discards.
+	Logger *slog.Logger
+
+	// Admin serves the fault-injection endpoint under /kubecache-admin/.
+	Admin bool
+}
+
+// withDefaults fills in zero fields.
+func (o Options) withDefaults() Options {
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.Clock == nil {
+		o.Clock = RealClock{}
+	}
+	if o.BookmarkInterval == 0 {
+		o.BookmarkInterval = time.Minute
+	}
+	if o.BookmarkBeforeDeadline == 0 {
+		o.BookmarkBeforeDeadline = 2 * time.Second
+	}
+	if o.MinRequestTimeout == 0 {
+		o.MinRequestTimeout = 30 * time.Minute
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = time.Minute
+	}
+	if o.HistoryLimit == 0 {
+		o.HistoryLimit = 10000
+	}
+	if o.CompactionInterval == 0 {
+		o.CompactionInterval = 5 * time.Minute
+	}
+	if o.TooLargeResourceVersionWait == 0 {
+		o.TooLargeResourceVersionWait = 3 * time.Second
+	}
+	if o.WatchQueueLength == 0 {
+		o.WatchQueueLength = 1000
+	}
+	if o.WatchWriteTimeout == 0 {
+		o.WatchWriteTimeout = time.Minute
+	}
+	if o.MaxRequestBodyBytes == 0 {
+		o.MaxRequestBodyBytes = 3 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

@@ -1,0 +1,108 @@
+package fakeapiserver
+
+import (
+	"net/http"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+)
+
+// serveResource dispatches a request on a resource URL by verb.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requestInfo) {
+	res := s.registry.lookup(info.group, info.version, info.resource)
+	if res == nil || (!res.Namespaced && info.namespace != "") {
+		writeStatus(w, r, errPathNotFound())
+		return
+	}
+	if info.subresource != "" {
+		if info.subresource != "status" || !res.hasStatus() {
+			writeStatus(w, r, errPathNotFound())
+			return
+		}
+		switch info.verb {
+		case "get", "update", "patch":
+		default:
+			writeStatus(w, r, errMethodNotAllowed())
+			return
+		}
+	}
+	if info.verb == "" || !res.hasVerb(info.verb) {
+		writeStatus(w, r, errMethodNotAllowed())
+		return
+	}
+	if err := s.authorize(r, info, res); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	switch info.verb {
+	case "get":
+		s.handleGet(w, r, info, res)
+	case "list":
+		s.handleList(w, r, info, res)
+	case "watch":
+		s.handleWatch(w, r, info, res)
+	case "create":
+		s.handleCreate(w, r, info, res)
+	case "update":
+		s.handleUpdate(w, r, info, res)
+	case "patch":
+		s.handlePatch(w, r, info, res)
+	case "delete":
+		s.handleDelete(w, r, info, res)
+	case "deletecollection":
+		s.handleDeleteCollection(w, r, info, res)
+	default:
+		writeStatus(w, r, errMethodNotAllowed())
+	}
+}
+
+// handleGet serves GET on one object (and its /status).
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	n, err := negotiate(r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if rv := r.URL.Query().Get("resourceVersion"); rv != "" {
+		n, err := parseRV(rv)
+		if err != nil {
+			writeStatus(w, r, errBadRequest("resourceVersion: Invalid value: \""+rv+"\": "+err.Error()))
+			return
+		}
+		if err := s.waitForRV(r.Context(), n); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	obj := s.store.get(res.storageKey(), objectKey(nsFor(res, info), info.name))
+	if obj == nil {
+		writeStatus(w, r, errNotFound(res, info.name))
+		return
+	}
+	writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, gv(res.Group, info.version)))
+}
+
+// nsFor is the namespace part of an object key for a request.
+func nsFor(res *Resource, info requestInfo) string {
+	if !res.Namespaced {
+		return ""
+	}
+	return info.namespace
+}
+
+// restOf returns an object's top-level members other than kind,
+// apiVersion and metadata.
+func restOf(o *stored) ([]jsonv.Member, error) {
+	doc, err := o.document()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]jsonv.Member, 0, len(doc.Obj))
+	for _, m := range doc.Obj {
+		switch m.Key {
+		case "kind", "apiVersion", "metadata":
+		default:
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,233 @@
+package fakeapiserver
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+)
+
+// This file is the hand-written half of the resource table: what the real
+// server does for a resource beyond storing it. Discovery facts (names,
+// verbs, scope) come from resources_builtin.go; the rules here were read
+// from the real server's registry strategies and field label conversions.
+
+// fieldSpec says how to read one selectable field from an object.
+type fieldSpec struct {
+	path []string
+	// typ is the field's Go type on the real server, which decides the
+	// value of an absent field ("" / "false" / "0").
+	typ fieldType
+	// read, when set, replaces the path lookup.
+	read func(obj *jsonv.Value) string
+}
+
+type fieldType uint8
+
+const (
+	fieldString fieldType = iota
+	fieldBool
+	fieldInt
+)
+
+func sf(path ...string) fieldSpec  { return fieldSpec{path: path} }
+func bf(path ...string) fieldSpec  { return fieldSpec{path: path, typ: fieldBool} }
+func inf(path ...string) fieldSpec { return fieldSpec{path: path, typ: fieldInt} }
+
+// behaviour is the overlay for one group/resource.
+type behaviour struct {
+	fields           map[string]fieldSpec
+	fieldError       func(field string) string
+	noNamespaceField bool
+	generation       bool
+	createOnUpdate   bool
+	requireRV        bool
+	returnsObject    bool
+	nameRule         NameRule
+	noWatchCache     bool
+}
+
+var eventFields = map[string]fieldSpec{
+	"involvedObject.kind":            sf("involvedObject", "kind"),
+	"involvedObject.namespace":       sf("involvedObject", "namespace"),
+	"involvedObject.name":            sf("involvedObject", "name"),
+	"involvedObject.uid":             sf("involvedObject", "uid"),
+	"involvedObject.apiVersion":      sf("involvedObject", "apiVersion"),
+	"involvedObject.resourceVersion": sf("involvedObject", "resourceVersion"),
+	"involvedObject.fieldPath":       sf("involvedObject", "fieldPath"),
+	"reason":                         sf("reason"),
+	"reportingComponent":             sf("reportingComponent"),
+	"source": {read: func(obj *jsonv.Value) string {
+		if s := lookupString(obj, "source", "component"); s != "" {
+			return s
+		}
+		return lookupString(obj, "reportingComponent")
+	}},
+	"type": sf("type"),
+}
+
+// behaviours maps "group/resource" to its overlay.
+var behaviours = map[string]behaviour{
+	"/pods": {
+		generation: true, returnsObject: true,
+		fields: map[string]fieldSpec{
+			"spec.nodeName":           sf("spec", "nodeName"),
+			"spec.restartPolicy":      sf("spec", "restartPolicy"),
+			"spec.schedulerName":      sf("spec", "schedulerName"),
+			"spec.serviceAccountName": sf("spec", "serviceAccountName"),
+			"spec.hostNetwork":        bf("spec", "hostNetwork"),
+			"status.phase":            sf("status", "phase"),
+			"status.podIP": {read: func(obj *jsonv.Value) string {
+				if ips := lookup(obj, "status", "podIPs"); ips != nil && ips.Kind == jsonv.Array && len(ips.Arr) > 0 {
+					return lookupString(&ips.Arr[0], "ip")
+				}
+				return lookupString(obj, "status", "podIP")
+			}},
+			"status.podIPs":            {read: func(*jsonv.Value) string { return "" }},
+			"status.nominatedNodeName": sf("status", "nominatedNodeName"),
+			"spec.host":                sf("spec", "nodeName"),
+		},
+	},
+	"/nodes":                  {noNamespaceField: true, fields: map[string]fieldSpec{"spec.unschedulable": bf("spec", "unschedulable")}},
+	"/namespaces":             {noNamespaceField: true, returnsObject: true, nameRule: NameLabel, fields: map[string]fieldSpec{"status.phase": sf("status", "phase")}},
+	"/replicationcontrollers": {generation: true, fields: map[string]fieldSpec{"status.replicas": inf("status", "replicas")}},
+	"/events":                 {createOnUpdate: true, noWatchCache: true, fields: eventFields},
+	"/secrets":                {fields: map[string]fieldSpec{"type": sf("type")}},
+	"/services":               {createOnUpdate: true, returnsObject: true, nameRule: NameDNS1035, fields: map[string]fieldSpec{"spec.clusterIP": sf("spec", "clusterIP"), "spec.type": sf("spec", "type")}},
+	"/endpoints":              {createOnUpdate: true},
+	"/limitranges":            {createOnUpdate: true},
+	"/serviceaccounts":        {returnsObject: true},
+	"/persistentvolumes":      {returnsObject: true},
+	"/persistentvolumeclaims": {returnsObject: true},
+	"/podtemplates":           {generation: true, returnsObject: true},
+	"/resourcequotas":         {returnsObject: true},
+	"batch/jobs": {generation: true,
+		fields:     map[string]fieldSpec{"status.successful": inf("status", "successful")},
+		fieldError: func(f string) string { return "field label " + strconv.Quote(f) + " not supported for Job" }},
+	"batch/cronjobs":    {generation: true},
+	"apps/deployments":  {generation: true},
+	"apps/replicasets":  {generation: true},
+	"apps/statefulsets": {generation: true},
+	"apps/daemonsets":   {generation: true},
+	"events.k8s.io/events": {noWatchCache: true, fields: map[string]fieldSpec{
+		"regarding.kind": sf("regarding", "kind"), "regarding.namespace": sf("regarding", "namespace"),
+		"regarding.name": sf("regarding", "name"), "regarding.uid": sf("regarding", "uid"),
+		"regarding.apiVersion": sf("regarding", "apiVersion"), "regarding.resourceVersion": sf("regarding", "resourceVersion"),
+		"regarding.fieldPath": sf("regarding", "fieldPath"), "reason": sf("reason"),
+		"reportingController": sf("reportingController"), "type": sf("type"),
+	}},
+	"coordination.k8s.io/leases":                                     {createOnUpdate: true, requireRV: true},
+	"coordination.k8s.io/leasecandidates":                            {createOnUpdate: true, requireRV: true},
+	"rbac.authorization.k8s.io/roles":                                {createOnUpdate: true, nameRule: NamePathSegment},
+	"rbac.authorization.k8s.io/rolebindings":                         {createOnUpdate: true, nameRule: NamePathSegment},
+	"rbac.authorization.k8s.io/clusterroles":                         {createOnUpdate: true, nameRule: NamePathSegment},
+	"rbac.authorization.k8s.io/clusterrolebindings":                  {createOnUpdate: true, nameRule: NamePathSegment},
+	"node.k8s.io/runtimeclasses":                                     {createOnUpdate: true, requireRV: true},
+	"autoscaling/horizontalpodautoscalers":                           {generation: true},
+	"discovery.k8s.io/endpointslices":                                {generation: true},
+	"networking.k8s.io/ingresses":                                    {generation: true},
+	"networking.k8s.io/ingressclasses":                               {generation: true},
+	"networking.k8s.io/networkpolicies":                              {generation: true},
+	"policy/poddisruptionbudgets":                                    {generation: true, requireRV: true},
+	"scheduling.k8s.io/priorityclasses":                              {generation: true},
+	"flowcontrol.apiserver.k8s.io/flowschemas":                       {generation: true},
+	"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations":       {generation: true},
+	"admissionregistration.k8s.io/mutatingwebhookconfigurations":     {generation: true, requireRV: true},
+	"admissionregistration.k8s.io/validatingwebhookconfigurations":   {generation: true, requireRV: true},
+	"admissionregistration.k8s.io/validatingadmissionpolicies":       {generation: true, requireRV: true},
+	"admissionregistration.k8s.io/validatingadmissionpolicybindings": {generation: true, requireRV: true},
+	"admissionregistration.k8s.io/mutatingadmissionpolicies":         {generation: true, requireRV: true},
+	"admissionregistration.k8s.io/mutatingadmissionpolicybindings":   {generation: true, requireRV: true},
+	"certificates.k8s.io/certificatesigningrequests":                 {noNamespaceField: true, fields: map[string]fieldSpec{"spec.signerName": sf("spec", "signerName")}},
+	"certificates.k8s.io/clustertrustbundles":                        {noNamespaceField: true, requireRV: true, fields: map[string]fieldSpec{"spec.signerName": sf("spec", "signerName")}},
+	"storage.k8s.io/storageclasses":                                  {returnsObject: true},
+	"storage.k8s.io/csidrivers":                                      {returnsObject: true, requireRV: true},
+	"storage.k8s.io/csinodes":                                        {returnsObject: true, requireRV: true},
+	"storage.k8s.io/csistoragecapacities":                            {requireRV: true},
+	"storage.k8s.io/volumeattachments":                               {returnsObject: true, requireRV: true},
+	"storage.k8s.io/volumeattributesclasses":                         {returnsObject: true},
+	"resource.k8s.io/deviceclasses":                                  {generation: true, returnsObject: true},
+	"resource.k8s.io/resourceslices": {generation: true, returnsObject: true, noNamespaceField: true, fields: map[string]fieldSpec{
+		"spec.nodeName": sf("spec", "nodeName"), "spec.driver": sf("spec", "driver"), "spec.pool.name": sf("spec", "pool", "name")}},
+	"resource.k8s.io/resourceclaims":                 {returnsObject: true},
+	"resource.k8s.io/resourceclaimtemplates":         {returnsObject: true},
+	"apiextensions.k8s.io/customresourcedefinitions": {generation: true},
+}
+
+// applyBehaviour fills r's behaviour fields from the overlay table.
+func applyBehaviour(r *Resource) {
+	b, ok := behaviours[r.storageKey()]
+	if !ok {
+		return
+	}
+	r.Generation = b.generation
+	r.CreateOnUpdate = b.createOnUpdate
+	r.RequireResourceVersion = b.requireRV
+	r.DeleteReturnsObject = b.returnsObject
+	r.NameRule = b.nameRule
+	r.NoWatchCache = b.noWatchCache
+	r.NoNamespaceField = b.noNamespaceField
+	r.FieldError = b.fieldError
+	r.Fields = nil
+	for f := range b.fields {
+		r.Fields = append(r.Fields, f)
+	}
+	slices.Sort(r.Fields)
+	r.fieldSpecs = b.fields
+}
+
+// lookup follows path through nested objects.
+func lookup(obj *jsonv.Value, path ...string) *jsonv.Value {
+	cur := obj
+	for _, p := range path {
+		cur = cur.Get(p)
+		if cur == nil {
+			return nil
+		}
+	}
+	return cur
+}
+
+// lookupString returns the string at path, or "".
+func lookupString(obj *jsonv.Value, path ...string) string {
+	if v := lookup(obj, path...); v != nil && v.Kind == jsonv.String {
+		return v.Str
+	}
+	return ""
+}
+
+// selectableFields computes the values of r's selectable fields (other
+// than metadata.*) for one object, once per write.
+func (r *Resource) selectableFields(obj *jsonv.Value) map[string]string {
+	if len(r.fieldSpecs) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(r.fieldSpecs))
+	for name, spec := range r.fieldSpecs {
+		if spec.read != nil {
+			out[name] = spec.read(obj)
+			continue
+		}
+		v := lookup(obj, spec.path...)
+		switch {
+		case v == nil || v.Kind == jsonv.Null:
+			switch spec.typ {
+			case fieldBool:
+				out[name] = "false"
+			case fieldInt:
+				out[name] = "0"
+			default:
+				out[name] = ""
+			}
+		case v.Kind == jsonv.String:
+			out[name] = v.Str
+		case v.Kind == jsonv.Bool:
+			out[name] = strconv.FormatBool(v.B)
+		case v.Kind == jsonv.Number:
+			out[name] = v.Str
+		default:
+			out[name] = string(jsonv.Marshal(*v))
+		}
+	}
+	return out
+}

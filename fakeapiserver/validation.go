@@ -1,0 +1,149 @@
+package fakeapiserver
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/selector"
+)
+
+// Validation of what every object has: metadata. The server is schema-less,
+// so nothing outside metadata is validated (see docs/fidelity-fakeapiserver.md).
+
+const (
+	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
+	dns1035LabelFmt     = "[a-z]([-a-z0-9]*[a-z0-9])?"
+)
+
+var (
+	dns1123LabelRe     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
+	dns1123SubdomainRe = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
+	dns1035LabelRe     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
+)
+
+func regexError(msg, format string, examples ...string) string {
+	msg += " (e.g. "
+	for i, e := range examples {
+		if i > 0 {
+			msg += " or "
+		}
+		msg += "'" + e + "', "
+	}
+	return msg + "regex used for validation is '" + format + "')"
+}
+
+// nameProblems returns what is wrong with a name under rule, as the real
+// server words it.
+func nameProblems(name string, rule NameRule) []string {
+	var errs []string
+	switch rule {
+	case NameLabel:
+		if len(name) > 63 {
+			errs = append(errs, "must be no more than 63 characters")
+		}
+		if !dns1123LabelRe.MatchString(name) {
+			errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
+		}
+	case NameDNS1035:
+		if len(name) > 63 {
+			errs = append(errs, "must be no more than 63 characters")
+		}
+		if !dns1035LabelRe.MatchString(name) {
+			errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
+		}
+	case NamePathSegment:
+		switch name {
+		case ".", "..":
+			errs = append(errs, fmt.Sprintf("may not be '%s'", name))
+		}
+		for _, bad := range []string{"/", "%"} {
+			if strings.Contains(name, bad) {
+				errs = append(errs, fmt.Sprintf("may not contain '%s'", bad))
+			}
+		}
+	default:
+		if len(name) > 253 {
+			errs = append(errs, "must be no more than 253 characters")
+		}
+		if !dns1123SubdomainRe.MatchString(name) {
+			errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com"))
+		}
+	}
+	return errs
+}
+
+// validateMeta checks metadata common to create and update.
+func validateMeta(res *Resource, m *meta.ObjectMeta) []fieldError {
+	var errs []fieldError
+	if m.Name == "" {
+		errs = append(errs, required("metadata.name", "name or generateName is required"))
+	} else {
+		for _, p := range nameProblems(m.Name, res.NameRule) {
+			errs = append(errs, invalid("metadata.name", m.Name, p))
+		}
+	}
+	if res.Namespaced {
+		if m.Namespace == "" {
+			errs = append(errs, required("metadata.namespace", ""))
+		}
+	} else if m.Namespace != "" {
+		errs = append(errs, forbidden("metadata.namespace", "not allowed on this type"))
+	}
+	if m.Generation < 0 {
+		errs = append(errs, invalidRaw("metadata.generation", fmt.Sprint(m.Generation), "must be greater than or equal to 0"))
+	}
+	for k, v := range m.Labels {
+		if err := selector.ValidateLabelKey(k); err != nil {
+			errs = append(errs, invalid("metadata.labels", k, err.Error()))
+		}
+		if err := selector.ValidateLabelValue(v); err != nil {
+			errs = append(errs, invalid("metadata.labels", v, err.Error()))
+		}
+	}
+	size := 0
+	for k, v := range m.Annotations {
+		size += len(k) + len(v)
+		if err := selector.ValidateLabelKey(k); err != nil {
+			errs = append(errs, invalid("metadata.annotations", k, err.Error()))
+		}
+	}
+	if size > 256*1024 {
+		errs = append(errs, fieldError{typ: "FieldValueTooLong", field: "metadata.annotations", detail: "Too long: may not be more than 262144 bytes"})
+	}
+	for i, ref := range m.OwnerReferences {
+		p := fmt.Sprintf("metadata.ownerReferences[%d]", i)
+		if ref.APIVersion == "" {
+			errs = append(errs, invalid(p+".apiVersion", ref.APIVersion, "version must not be empty"))
+		}
+		if ref.Kind == "" {
+			errs = append(errs, invalid(p+".kind", ref.Kind, "kind must not be empty"))
+		}
+		if ref.Name == "" {
+			errs = append(errs, invalid(p+".name", ref.Name, "name must not be empty"))
+		}
+		if ref.UID == "" {
+			errs = append(errs, invalid(p+".uid", ref.UID, "uid must not be empty"))
+		}
+	}
+	for i, f := range m.Finalizers {
+		if !strings.Contains(f, "/") && !isStandardFinalizer(f) {
+			// The real server warns rather than fails for these.
+			continue
+		}
+		if err := selector.ValidateLabelKey(f); err != nil {
+			errs = append(errs, invalid(fmt.Sprintf("metadata.finalizers[%d]", i), f, err.Error()))
+		}
+	}
+	return errs
+}
+
+func isStandardFinalizer(f string) bool {
+	switch f {
+	case "kubernetes", "orphan", "foregroundDeletion":
+		return true
+	}
+	return false
+}

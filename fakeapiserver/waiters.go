@@ -1,0 +1,36 @@
+package fakeapiserver
+
+import (
+	"context"
+	"fmt"
+)
+
+// WaitForWatchers blocks until at least n watches on resource are open
+// (resource is a plural name, optionally qualified: "pods",
+// "deployments.apps"; "" counts every watch) or ctx ends. Tests use it
+// instead of sleeping after starting a watch.
+func (s *Server) WaitForWatchers(ctx context.Context, resource string, n int) error {
+	m := Match{Resource: resource}
+	for {
+		have, changed := s.store.countWatchers(func(w *watcher) bool {
+			return m.matchesResource(w.info.group, w.info.resource)
+		})
+		if have >= n {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("fakeapiserver: waiting for %d watchers on %q (have %d): %w", n, resource, have, ctx.Err())
+		}
+	}
+}
+
+// Watchers returns how many watches on resource are open.
+func (s *Server) Watchers(resource string) int {
+	m := Match{Resource: resource}
+	n, _ := s.store.countWatchers(func(w *watcher) bool {
+		return m.matchesResource(w.info.group, w.info.resource)
+	})
+	return n
+}

@@ -1,0 +1,406 @@
+package fakeapiserver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/watch"
+)
+
+// WATCH: register with the store (with a snapshot for initial events, or
+// a backlog of changes to replay), then stream events until the deadline,
+// the client going away, the server closing or the watcher being dropped.
+//
+// The stream is flushed when the watcher's queue is empty, not after every
+// event, so one chunk may hold many events, as on the real server.
+
+// eventSink is where a watch writes: a chunked HTTP body or a websocket.
+type eventSink interface {
+	// frame writes one event (buffered until flush for HTTP).
+	frame(typ watch.EventType, object []byte) error
+	flush() error
+	// setWriteDeadline bounds the next writes; abort interrupts one in
+	// progress from another goroutine.
+	setWriteDeadline(t time.Time)
+	abort()
+	// halfFrame writes the first half of a frame, flushes and breaks the
+	// connection (fault injection).
+	halfFrame(typ watch.EventType, object []byte)
+	// cut breaks the connection without finishing the stream.
+	cut()
+	// end finishes the stream normally (deadline reached).
+	end()
+}
+
+// watchRequest is a parsed, validated watch.
+type watchRequest struct {
+	res       *Resource
+	version   string
+	namespace string
+	opts      listOptions
+	format    outputFormat
+	timeout   time.Duration
+}
+
+// handleWatch serves a watch over chunked HTTP (or a websocket upgrade).
+func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	wr, err := s.parseWatch(r, info, res)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if isWebsocketUpgrade(r) {
+		s.serveWebsocketWatch(w, r, wr)
+		return
+	}
+	sink := newHTTPSink(w)
+	if sink == nil {
+		writeError(w, r, errors.New("streaming is not supported by this connection"))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", mediaJSON)
+	h.Set("Cache-Control", "no-cache, private")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_ = sink.flush()
+	s.runWatch(r.Context(), wr, sink)
+}
+
+// parseWatch validates a watch request before the response starts: every
+// error here is an immediate non-200 answer.
+func (s *Server) parseWatch(r *http.Request, info requestInfo, res *Resource) (watchRequest, error) {
+	n, err := negotiate(r, true)
+	if err != nil {
+		return watchRequest{}, err
+	}
+	opts, err := parseListOptions(r, res, info.name, true)
+	if err != nil {
+		return watchRequest{}, err
+	}
+	if _, err := parseRV(opts.rv); err != nil {
+		return watchRequest{}, errInvalid(res.Group, res.Name, "", []fieldError{invalid("resourceVersion", opts.rv, err.Error())})
+	}
+	timeout := time.Duration(float64(s.opts.MinRequestTimeout) * (1 + s.jitter()))
+	if opts.timeoutSeconds != nil && *opts.timeoutSeconds > 0 {
+		timeout = time.Duration(*opts.timeoutSeconds) * time.Second
+	}
+	return watchRequest{res: res, version: info.version, namespace: info.namespace, opts: opts, format: n.format, timeout: timeout}, nil
+}
+
+// runWatch streams events to sink until the watch ends.
+func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) {
+	table := wr.res.storageKey()
+	o := wr.opts
+	rv, _ := parseRV(o.rv)
+	initial := o.sendInitialEvents != nil && *o.sendInitialEvents
+	start := watchStart{initial: initial, from: rv}
+	if o.sendInitialEvents != nil && !initial && rv == 0 {
+		start.from = s.store.resourceVersion()
+	}
+	if initial && rv > 0 {
+		if err := s.waitForRV(ctx, rv); err != nil {
+			s.sendError(sink, asStatus(err))
+			return
+		}
+	}
+	info := watchInfo{group: wr.res.Group, resource: wr.res.Name, namespace: wr.namespace}
+	reg, err := s.store.register(table, start, s.opts.WatchQueueLength, info)
+	switch {
+	case errors.Is(err, errCompacted):
+		msg := fmt.Sprintf("too old resource version: %d (%d)", rv, s.store.compactedRV())
+		if wr.res.NoWatchCache {
+			msg = "The resourceVersion for the provided watch is too old."
+		}
+		s.sendError(sink, errExpired(msg))
+		return
+	case err != nil:
+		sink.cut()
+		return
+	}
+	defer s.store.unregister(reg.w)
+	reg.w.setAbort(sink.abort)
+
+	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.w, lastRV: reg.snapRV, minRV: reg.snapRV}
+	deadline := s.clock.NewTimer(wr.timeout)
+	defer deadline.Stop()
+	var bookmarkTimer Timer
+	var bookmarkC, lastBookmarkC <-chan time.Time
+	if o.allowBookmarks {
+		bookmarkTimer = s.clock.NewTimer(s.opts.BookmarkInterval)
+		bookmarkC = bookmarkTimer.C()
+		defer func() { bookmarkTimer.Stop() }()
+		if wr.timeout > s.opts.BookmarkBeforeDeadline {
+			lt := s.clock.NewTimer(wr.timeout - s.opts.BookmarkBeforeDeadline)
+			defer lt.Stop()
+			lastBookmarkC = lt.C()
+		}
+	}
+
+	if initial {
+		if err := st.sendInitial(reg); err != nil {
+			return
+		}
+	}
+	for _, c := range reg.backlog {
+		if err := st.send(c); err != nil {
+			return
+		}
+	}
+	for {
+		if len(reg.w.queue) == 0 {
+			if st.bookmarkDue {
+				if err := st.bookmark(); err != nil {
+					return
+				}
+			}
+			if err := st.flush(); err != nil {
+				return
+			}
+		}
+		stall := reg.w.stallChan()
+		queue := reg.w.queue
+		if stall != nil {
+			queue = nil
+		}
+		select {
+		case c := <-queue:
+			if err := st.send(c); err != nil {
+				return
+			}
+		case <-reg.w.done:
+			st.stopped()
+			return
+		case <-deadline.C():
+			_ = st.flush()
+			sink.end()
+			return
+		case <-bookmarkC:
+			st.bookmarkDue = true
+			bookmarkTimer = s.clock.NewTimer(s.opts.BookmarkInterval)
+			bookmarkC = bookmarkTimer.C()
+		case <-lastBookmarkC:
+			st.bookmarkDue = true
+			lastBookmarkC = nil
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// sendError ends a watch that has started with one ERROR event: the real
+// server's answer to a too-old resourceVersion once the stream began.
+func (s *Server) sendError(sink eventSink, st *meta.Status) {
+	data := marshal(st)
+	if sink.frame(watch.Error, data) == nil {
+		_ = sink.flush()
+	}
+	sink.end()
+}
+
+// watchStream is the state of one running watch.
+type watchStream struct {
+	s    *Server
+	wr   watchRequest
+	sink eventSink
+	w    *watcher
+	// lastRV is the newest resourceVersion the client has been told of;
+	// minRV drops queued changes the client already has.
+	lastRV, minRV int64
+	bookmarkDue   bool
+	pending       bool
+}
+
+func (st *watchStream) apiVersion() string { return gv(st.wr.res.Group, st.wr.version) }
+
+func (st *watchStream) write(typ watch.EventType, data []byte) error {
+	if !st.pending {
+		st.sink.setWriteDeadline(time.Now().Add(st.s.opts.WatchWriteTimeout))
+		st.pending = true
+	}
+	return st.sink.frame(typ, data)
+}
+
+func (st *watchStream) flush() error {
+	if !st.pending {
+		return nil
+	}
+	st.pending = false
+	return st.sink.flush()
+}
+
+// sendInitial writes ADDED for every matching object of the snapshot in
+// key order, then the initial-events-end bookmark when bookmarks are on.
+func (st *watchStream) sendInitial(reg watchRegistration) error {
+	o := st.wr.opts
+	lo, hi := "", ""
+	if st.wr.namespace != "" && st.wr.res.Namespaced {
+		lo, hi = st.wr.namespace+"/", st.wr.namespace+"0"
+	}
+	var err error
+	reg.snapshot.Ascend(lo, func(key string, obj *stored) bool {
+		if hi != "" && key >= hi {
+			return false
+		}
+		if !o.matches(obj, st.wr.namespace) {
+			return true
+		}
+		err = st.write(watch.Added, encodeObject(obj, st.wr.format, st.apiVersion()))
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if o.allowBookmarks {
+		if err := st.write(watch.Bookmark, st.bookmarkObject(reg.snapRV, true)); err != nil {
+			return err
+		}
+	}
+	return st.flush()
+}
+
+// send writes the event a change means for this watch, if any.
+func (st *watchStream) send(c *change) error {
+	if c.rv <= st.minRV {
+		return nil
+	}
+	o := st.wr.opts
+	ns := st.wr.namespace
+	key := encodingKey{format: st.wr.format, apiVersion: st.apiVersion()}
+	var typ watch.EventType
+	switch c.typ {
+	case watch.Added:
+		if !o.matches(c.obj, ns) {
+			return nil
+		}
+		typ = watch.Added
+	case watch.Modified:
+		cur, old := o.matches(c.obj, ns), o.matches(c.prev, ns)
+		switch {
+		case cur && old:
+			typ = watch.Modified
+		case cur:
+			typ = watch.Added
+		case old:
+			typ, key.prev = watch.Deleted, true
+		default:
+			return nil
+		}
+	case watch.Deleted:
+		if !o.matches(c.obj, ns) {
+			return nil
+		}
+		typ = watch.Deleted
+	}
+	st.lastRV = c.rv
+	return st.write(typ, c.encoded(key))
+}
+
+// bookmark sends a BOOKMARK at the store's resourceVersion if it moved
+// past what the client last saw. It is called only with the queue drained,
+// and the store confirms that under its lock, so no change at or below the
+// bookmark's resourceVersion is still on its way.
+func (st *watchStream) bookmark() error {
+	st.bookmarkDue = false
+	rv := st.s.store.bookmarkRV(st.w)
+	if rv <= st.lastRV {
+		return nil
+	}
+	st.lastRV = rv
+	return st.write(watch.Bookmark, st.bookmarkObject(rv, false))
+}
+
+// bookmarkObject is an empty object of the watched kind carrying only the
+// resourceVersion (and the initial-events-end annotation).
+func (st *watchStream) bookmarkObject(rv int64, initialEnd bool) []byte {
+	kind, apiVersion := st.wr.res.Kind, st.apiVersion()
+	if st.wr.format == formatPartial {
+		kind, apiVersion = "PartialObjectMetadata", "meta.k8s.io/v1"
+	}
+	buf := []byte(`{"kind":`)
+	buf = strconv.AppendQuote(buf, kind)
+	buf = append(buf, `,"apiVersion":`...)
+	buf = strconv.AppendQuote(buf, apiVersion)
+	buf = append(buf, `,"metadata":{"resourceVersion":"`...)
+	buf = strconv.AppendInt(buf, rv, 10)
+	buf = append(buf, '"')
+	if initialEnd {
+		buf = append(buf, `,"annotations":{"`+watch.InitialEventsEndAnnotation+`":"true"}`...)
+	}
+	return append(buf, "}}"...)
+}
+
+// stopped ends the stream after the store dropped the watcher.
+func (st *watchStream) stopped() {
+	switch st.w.stopReason() {
+	case stopCut:
+		_ = st.flush()
+		st.sink.cut()
+	case stopCutMidFrame:
+		_ = st.flush()
+		st.sink.halfFrame(watch.Bookmark, st.bookmarkObject(st.lastRV, false))
+	default:
+		// Too slow, resource removed or server closing: the real server
+		// ends the response.
+		st.sink.setWriteDeadline(time.Now().Add(st.s.opts.WatchWriteTimeout))
+		_ = st.flush()
+		st.sink.end()
+	}
+}
+
+// httpSink writes watch frames to a chunked HTTP response.
+type httpSink struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	bw *bufio.Writer
+}
+
+func newHTTPSink(w http.ResponseWriter) *httpSink {
+	if _, ok := w.(http.Flusher); !ok {
+		return nil
+	}
+	return &httpSink{w: w, rc: http.NewResponseController(w), bw: bufio.NewWriterSize(w, 32<<10)}
+}
+
+func (h *httpSink) frame(typ watch.EventType, object []byte) error {
+	h.bw.WriteString(`{"type":"`)
+	h.bw.WriteString(string(typ))
+	h.bw.WriteString(`","object":`)
+	h.bw.Write(object)
+	_, err := h.bw.WriteString("}\n")
+	return err
+}
+
+func (h *httpSink) flush() error {
+	if err := h.bw.Flush(); err != nil {
+		return err
+	}
+	return h.rc.Flush()
+}
+
+func (h *httpSink) setWriteDeadline(t time.Time) { _ = h.rc.SetWriteDeadline(t) }
+
+func (h *httpSink) abort() { _ = h.rc.SetWriteDeadline(time.Unix(1, 0)) }
+
+func (h *httpSink) halfFrame(typ watch.EventType, object []byte) {
+	_ = h.bw.Flush()
+	frame := []byte(`{"type":"` + string(typ) + `","object":`)
+	frame = append(frame, object[:len(object)/2]...)
+	_, _ = h.w.Write(frame)
+	_ = h.rc.Flush()
+	panic(http.ErrAbortHandler)
+}
+
+func (h *httpSink) cut() {
+	_ = h.bw.Flush()
+	_ = h.rc.Flush()
+	panic(http.ErrAbortHandler)
+}
+
+func (h *httpSink) end() { _ = h.flush() }
