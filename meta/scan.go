@@ -2,6 +2,7 @@ package meta
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -200,6 +201,11 @@ func (s *scanner) str() (content []byte, escaped bool, err error) {
 	s.pos++
 	start := s.pos
 	for {
+		// Eight bytes at a time while none needs a closer look, then byte
+		// by byte up to the one that does.
+		for s.pos+8 <= len(d) && !needsCare(binary.LittleEndian.Uint64(d[s.pos:])) {
+			s.pos += 8
+		}
 		for s.pos < len(d) && plainByte[d[s.pos]] {
 			s.pos++
 		}
@@ -234,6 +240,16 @@ func (s *scanner) str() (content []byte, escaped bool, err error) {
 			return nil, false, s.syntaxError("control %s inside a string", s.describe())
 		}
 	}
+}
+
+// needsCare reports whether any of the eight bytes in w is '"', '\' or a
+// control character (below 0x20): the bytes a string scan must stop at.
+// Each test is the classic exact "has a byte equal to / less than" trick.
+func needsCare(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&highs != 0
 }
 
 func isHex(c byte) bool {

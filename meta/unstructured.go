@@ -14,7 +14,7 @@ import (
 // directly (u.Name, u.Labels) or through the setters. Everything else
 // stays as compact JSON bytes: spec, status and unknown metadata fields are
 // decoded only when asked for (Field, UnmarshalContent, Object). Holding a
-// typical 5 KB pod this way costs about 1.3 times its JSON size; a tree of
+// typical 5 KB pod this way costs about 1.2 times its JSON size; a tree of
 // maps costs about six times.
 //
 // MarshalJSON writes kind, apiVersion and metadata from the decoded fields,
