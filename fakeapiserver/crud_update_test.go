@@ -158,7 +158,6 @@ func TestDeleteShapesAndFinalizers(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, c.get(cmPath+"/f").code)
 }
 
-
 func TestDeletePreconditionsDryRunAndCollection(t *testing.T) {
 	_, c := newTestServer(t, Options{})
 	a := c.mustCreate(cmPath, `{"metadata":{"name":"a","labels":{"x":"1"}}}`)
