@@ -106,7 +106,9 @@ func checkAgainstEncodingJSON(t *testing.T, data []byte, res decodeResult) {
 		if f.Object != want[i].Object {
 			t.Fatalf("frame %d: object %q, encoding/json %q", i, f.Object, want[i].Object)
 		}
-		if utf8.ValidString(string(want[i].Type)) && f.Type != want[i].Type {
+		// encoding/json replaces invalid UTF-8 with U+FFFD; the Decoder
+		// passes an unknown type through as it came.
+		if utf8.ValidString(string(f.Type)) && f.Type != want[i].Type {
 			t.Fatalf("frame %d: type %q, encoding/json %q", i, f.Type, want[i].Type)
 		}
 	}
