@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -123,8 +124,7 @@ func (c *credentials) apply(ctx context.Context, h http.Header) (gen uint64, has
 		}
 		gen, hasToken = g, true
 	} else if c.username != "" && h.Get("Authorization") == "" {
-		r := http.Request{Header: h}
-		r.SetBasicAuth(c.username, c.password)
+		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(c.username+":"+c.password)))
 	}
 	if imp := c.impersonate; imp.UserName != "" {
 		h.Set("Impersonate-User", imp.UserName)

@@ -136,8 +136,8 @@ func (r *Request) Param(k, v string) *Request {
 }
 
 // SetHeader sets a request header, replacing earlier values (Accept,
-// Content-Type...). Credentials set by the client are not overridden by an
-// Authorization header set here unless one is given.
+// Content-Type...). An Authorization header set here is sent instead of
+// the client's own credentials.
 func (r *Request) SetHeader(k string, v ...string) *Request {
 	r.headers[http.CanonicalHeaderKey(k)] = v
 	return r

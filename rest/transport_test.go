@@ -141,6 +141,10 @@ func TestBearerTokenBasicAuthAndImpersonation(t *testing.T) {
 	assert.Equal(t, []string{"a", "b"}, s.header.Values("Impersonate-Extra-Scopes"))
 	assert.Equal(t, []string{"x"}, s.header.Values("Impersonate-Extra-Example.com%2Fteam%20name"))
 
+	// An Authorization header set on the request wins.
+	require.NoError(t, c.Get().Resource("pods").SetHeader("Authorization", "Bearer per-request").Do(t.Context()).Error())
+	assert.Equal(t, "Bearer per-request", (<-seen).auth)
+
 	c = newTestClient(t, &Config{Host: url, TLS: TLSConfig{CAData: p.caPEM}, Username: "admin", Password: "pw"})
 	require.NoError(t, c.Get().Resource("pods").Do(t.Context()).Error())
 	s = <-seen
