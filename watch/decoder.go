@@ -78,8 +78,10 @@ type Frame struct {
 // frame, and an error wrapping ErrTransport (and the reader's error) when
 // the reader fails. Every error is sticky: later calls return it again.
 //
-// A Decoder is not safe for concurrent use. It allocates nothing per frame
-// once its buffer has grown to fit the largest frame seen.
+// A Decoder is not safe for concurrent use. Once its buffer has grown to fit
+// the frames it sees, it allocates nothing per frame (except for the rare
+// unknown event type or escaped envelope key). After a burst of large frames
+// it gives the extra buffer memory back.
 type Decoder struct {
 	r   io.Reader
 	max int
