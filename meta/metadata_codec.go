@@ -182,10 +182,11 @@ func (s *scanner) ownerReferences() ([]OwnerReference, error) {
 			return s.typeError(path, "an object")
 		}
 		err := s.object(func(key []byte, escaped bool, _ int) error {
+			if escaped {
+				key = []byte(unquote(key))
+			}
 			var err error
 			switch name := string(key); {
-			case escaped:
-				return s.skipValue() // no field name needs escaping
 			case name == "apiVersion":
 				ref.APIVersion, err = s.stringValue(path + ".apiVersion")
 				ref.APIVersion = intern(ref.APIVersion)
