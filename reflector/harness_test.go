@@ -473,6 +473,19 @@ func (h *harness) waitWatching() {
 	}
 }
 
+// recv receives from c, failing the test if nothing comes in time.
+func recv[E any](t *testing.T, c <-chan E) E {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(testTimeout):
+		t.Fatalf("nothing received on %T in %v", c, testTimeout)
+	}
+	var zero E
+	return zero
+}
+
 // contextT shortens runner signatures.
 type contextT = context.Context
 
