@@ -65,6 +65,21 @@ func BenchmarkJSONUnmarshalPartialObjectMetadata(b *testing.B) {
 	}
 }
 
+// BenchmarkJSONUnmarshalIntoPartialObjectMetadata goes through
+// json.Unmarshal, which checks the input once before handing it to
+// PartialObjectMetadata's own decoder (meta.Decode skips that pass).
+func BenchmarkJSONUnmarshalIntoPartialObjectMetadata(b *testing.B) {
+	data := podJSON(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var p meta.PartialObjectMetadata
+		if err := json.Unmarshal(data, &p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkJSONUnmarshalTypedPod(b *testing.B) {
 	data := podJSON(b)
 	b.SetBytes(int64(len(data)))
