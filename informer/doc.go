@@ -1,0 +1,63 @@
+// Package informer keeps a typed, indexed cache of one resource and tells
+// event handlers about every change: the last step of the path one change
+// takes from the API server to a controller.
+//
+// # Where it sits
+//
+//	rest (list, watch) → watch.Event[T] → reflector → cache queue → informer → handlers → your controller (workqueue)
+//
+// An Informer is three pieces from the packages below it, and a log of its
+// own:
+//
+//	reflector.Reflector ── lists and watches, writes every change into ──┐
+//	                                                                      ▼
+//	    the queue: cache.FIFO (InOrder, the default: the server's order)
+//	               or cache.DeltaFIFO (changes to one object grouped)
+//	                                                                      │ Pop
+//	                                                                      ▼
+//	    the informer: applies the change to its cache.Indexer, and appends
+//	    one notification to its event log, under one lock
+//	                                                                      │
+//	          ┌───────────────────────────┬───────────────────────────────┘
+//	          ▼                           ▼
+//	    handler 1's goroutine       handler 2's goroutine …   each reads the log
+//	    (its own cursor)            (its own cursor)          at its own pace
+//
+// Objects are decoded once, by the watch's reader or the list's streaming
+// decoder, outside every lock; a Transform runs right after, before the
+// object is queued. One change costs one notification in the log however
+// many handlers there are: a handler's buffer is the stretch of the log
+// between its cursor and the end, so a slow handler delays nobody (not the
+// reflector, not the cache, not another handler) and its Backlog says how
+// far behind it is. Segments of the log that every cursor has left are
+// freed by the garbage collector.
+//
+// A handler added while the informer runs first gets an OnAdd for every
+// object the cache holds at that moment, then every later change: the
+// snapshot and the cursor are taken under the lock that orders changes, so
+// there is no gap and no duplicate. Resync is per handler and travels
+// through the same log, so it is ordered with real changes. Informers of
+// one process are shared through a Factory: one watch per resource, type,
+// selector and transform, however many controllers read it.
+//
+// # Files
+//
+//	informer.go      Informer, Options, QueueKind: New, Run, AddEventHandler, HasSynced;
+//	                 the process function that applies deltas and appends notifications
+//	handler.go       Handler and the HandlerFuncs adapter
+//	registration.go  Registration (HasSynced, Remove, Backlog), HandlerOptions, the
+//	                 per-handler goroutine (listener), HandlerPanicError
+//	event_log.go     the shared, segmented log of notifications and the readers' cursors
+//	resync.go        per-handler resync rounds
+//	transform.go     Transform, DropManagedFields, and the store the reflector writes into
+//	wait.go          WaitForCacheSync, Syncer, NotSyncedError (why a cache has not synced)
+//	source.go        Source and NewListWatch: list/watch over rest, label selectors,
+//	                 metadata-only (PartialObjectMetadata) informers
+//	factory.go       Factory, For, Spec: informers shared by key
+//	errors.go        finding the server's Status inside an error
+//	clock.go         Clock, the injectable time source
+//
+// The subpackage leaderelection keeps two copies of a controller from both
+// acting, with a coordination.k8s.io Lease. Figures for handler fan-out, and
+// the command that produced them, are in docs/performance-informer.md.
+package informer

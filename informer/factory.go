@@ -1,0 +1,210 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
+	"github.com/kubecache/kubecache/rest"
+)
+
+// Factory shares informers: every caller asking for the same thing gets the
+// same informer, so a process opens one watch per resource however many
+// controllers read it. The sharing key is the object type, the Source
+// (resource, namespace, label and field selectors), the transform's name,
+// the queue kind and SkipUnchangedUpdates: any difference gets its own
+// informer.
+//
+// A Factory is safe for concurrent use. Informers may be asked for before
+// or while Run runs; those asked for while it runs are started at once.
+type Factory struct {
+	client rest.Getter
+	opts   FactoryOptions
+
+	// mu guards the fields below.
+	mu        sync.Mutex
+	informers map[factoryKey]*sharedInformer
+	// order lists the informers in the order they were first asked for.
+	order []*sharedInformer
+	state runState
+	// pending holds informers asked for while Run runs, until Run starts
+	// them; wake tells Run there are some.
+	pending []*sharedInformer
+	wake    chan struct{}
+}
+
+// FactoryOptions apply to every informer of a Factory.
+type FactoryOptions struct {
+	// Clock drives resyncs, backlog ages and the reflectors' timers; nil
+	// is the wall clock.
+	Clock Clock
+	// OnError receives every informer's errors (see Options.OnError).
+	OnError func(error)
+	// Reflector configures every informer's reflector (see
+	// Options.Reflector); its Name is set per informer.
+	Reflector reflector.Options
+}
+
+// Spec says which informer For returns. Every field is part of the sharing
+// key (the transform by its Name).
+type Spec[T meta.Object] struct {
+	Source
+	Transform            Transform[T]
+	Queue                QueueKind
+	SkipUnchangedUpdates bool
+}
+
+// factoryKey is what makes two informers the same.
+type factoryKey struct {
+	typ           reflect.Type
+	src           Source
+	transform     string
+	queue         QueueKind
+	skipUnchanged bool
+}
+
+// sharedInformer is one informer of a Factory, whatever its type.
+type sharedInformer struct {
+	inf interface {
+		Syncer
+		Run(ctx context.Context) error
+	}
+	// typed is the *Informer[T], handed back by For.
+	typed any
+	// transform identifies the transform's function, to refuse two
+	// functions under one name.
+	transform uintptr
+}
+
+// NewFactory returns a Factory whose informers list and watch through
+// client.
+func NewFactory(client rest.Getter, opts FactoryOptions) *Factory {
+	return &Factory{
+		client:    client,
+		opts:      opts,
+		informers: map[factoryKey]*sharedInformer{},
+		wake:      make(chan struct{}, 1),
+	}
+}
+
+// For returns the Factory's informer for spec and T, creating it on first
+// use. Its name is spec.Resource, prefixed by "namespace/" when the Source
+// has a namespace. It fails when the Source or the options are invalid,
+// when another function was registered under the same transform name, or
+// when the Factory has stopped (ErrStopped).
+func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
+	key := factoryKey{
+		typ:           reflect.TypeFor[T](),
+		src:           spec.Source,
+		transform:     spec.Transform.Name,
+		queue:         spec.Queue,
+		skipUnchanged: spec.SkipUnchangedUpdates,
+	}
+	var fn uintptr
+	if spec.Transform.Func != nil {
+		if spec.Transform.Name == "" {
+			return nil, fmt.Errorf("informer for %s: %w: a shared transform needs a Name", spec.Resource, ErrInvalidOptions)
+		}
+		fn = reflect.ValueOf(spec.Transform.Func).Pointer()
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s, ok := f.informers[key]; ok {
+		if s.transform != fn {
+			return nil, fmt.Errorf("informer for %s: %w: transform %q was registered with a different function", spec.Resource, ErrInvalidOptions, spec.Transform.Name)
+		}
+		return s.typed.(*Informer[T]), nil
+	}
+	if f.state == stateStopped {
+		return nil, fmt.Errorf("informer for %s: %w", spec.Resource, ErrStopped)
+	}
+	lw, err := NewListWatch[T](f.client, spec.Source)
+	if err != nil {
+		return nil, err
+	}
+	name := spec.Resource
+	if spec.Namespace != "" {
+		name = spec.Namespace + "/" + spec.Resource
+	}
+	inf, err := New(lw, Options[T]{
+		Name:                 name,
+		Queue:                spec.Queue,
+		Transform:            spec.Transform,
+		SkipUnchangedUpdates: spec.SkipUnchangedUpdates,
+		Reflector:            f.opts.Reflector,
+		Clock:                f.opts.Clock,
+		OnError:              f.opts.OnError,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &sharedInformer{inf: inf, typed: inf, transform: fn}
+	f.informers[key] = s
+	f.order = append(f.order, s)
+	if f.state == stateRunning {
+		f.pending = append(f.pending, s)
+		select {
+		case f.wake <- struct{}{}:
+		default:
+		}
+	}
+	return inf, nil
+}
+
+// Run runs every informer of the Factory — those asked for already and
+// those asked for while it runs — until ctx is cancelled, then waits for
+// all of them to end and returns nil. It returns ErrAlreadyStarted if
+// called twice.
+func (f *Factory) Run(ctx context.Context) error {
+	f.mu.Lock()
+	if f.state != stateNew {
+		f.mu.Unlock()
+		return ErrAlreadyStarted
+	}
+	f.state = stateRunning
+	start := f.order
+	f.mu.Unlock()
+
+	var wg sync.WaitGroup
+	run := func(s []*sharedInformer) {
+		for _, si := range s {
+			wg.Go(func() { _ = si.inf.Run(ctx) })
+		}
+	}
+	run(start)
+	for ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-f.wake:
+			f.mu.Lock()
+			p := f.pending
+			f.pending = nil
+			f.mu.Unlock()
+			run(p)
+		}
+	}
+	f.mu.Lock()
+	f.state = stateStopped
+	p := f.pending
+	f.pending = nil
+	f.mu.Unlock()
+	run(p) // asked for at the last moment: they see ctx done and stop at once
+	wg.Wait()
+	return nil
+}
+
+// WaitForCacheSync waits for every informer asked for so far, as the
+// package's WaitForCacheSync does.
+func (f *Factory) WaitForCacheSync(ctx context.Context) error {
+	f.mu.Lock()
+	syncers := make([]Syncer, len(f.order))
+	for i, s := range f.order {
+		syncers[i] = s.inf
+	}
+	f.mu.Unlock()
+	return WaitForCacheSync(ctx, syncers...)
+}

@@ -1,0 +1,424 @@
+package informer_test
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/informer"
+	"github.com/kubecache/kubecache/internal/clocktest"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/rest"
+)
+
+func TestBlockedHandlerDelaysNoOtherHandler(t *testing.T) {
+	e := newEnv(t)
+	e.create("default", "a", nil)
+	clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	inf := e.informerFor("default", informer.Options[*ConfigMap]{Clock: clock})
+
+	release := make(chan struct{})
+	blocked := make(chan struct{})
+	slow := newRecorder()
+	var once sync.Once
+	slow.before = func(string) {
+		once.Do(func() { close(blocked) })
+		<-release
+	}
+	fast := newRecorder()
+	slowReg, err := inf.AddEventHandler(slow, informer.HandlerOptions{Name: "slow"})
+	require.NoError(t, err)
+	fastReg, err := inf.AddEventHandler(fast, informer.HandlerOptions{Name: "fast"})
+	require.NoError(t, err)
+	run(t, inf)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+
+	<-blocked // the slow handler is stuck in its first call, an initial add
+	for i := range 20 {
+		e.create("default", "n"+strconv.Itoa(i), nil)
+	}
+	// The fast handler gets everything while the slow one is stuck, and
+	// the informer's cache keeps up too.
+	fast.waitLen(t, 21)
+	waitSynced(t, inf, fastReg)
+	assert.Len(t, inf.Indexer().ListKeys(), 21)
+	assert.Empty(t, slow.snapshot())
+	assert.False(t, slowReg.HasSynced())
+
+	// The slow handler's backlog is visible: 20 notifications wait behind
+	// the one it is stuck in, the oldest as old as the clock has moved
+	// since.
+	clock.Advance(3 * time.Second)
+	b := slowReg.Backlog()
+	assert.Equal(t, 20, b.Queued)
+	assert.Equal(t, 3*time.Second, b.Oldest)
+	assert.Equal(t, uint64(1), b.Delivered, "the call in progress")
+	fb := fastReg.Backlog()
+	assert.Equal(t, informer.Backlog{Delivered: 21}, fb)
+
+	close(release)
+	events := slow.waitLen(t, 21)
+	assert.Equal(t, fast.snapshot(), events, "the slow handler sees the same events in the same order")
+	waitSynced(t, slowReg)
+	assert.Equal(t, informer.Backlog{Delivered: 21}, slowReg.Backlog())
+}
+
+// model applies a handler's notifications to a map and checks, as it
+// goes, that they are consistent: no add for an object it holds, no update
+// or delete for one it does not, no resourceVersion going backwards.
+type model struct {
+	t *testing.T
+	// mu guards objs and problems.
+	mu       sync.Mutex
+	objs     map[string]string
+	problems []string
+	adds     int
+}
+
+func newModel(t *testing.T) *model { return &model{t: t, objs: map[string]string{}} }
+
+func (m *model) problem(format string, args ...any) {
+	m.problems = append(m.problems, fmt.Sprintf(format, args...))
+}
+
+func (m *model) OnAdd(obj *ConfigMap, _ bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := meta.Key(obj)
+	if rv, ok := m.objs[k]; ok {
+		m.problem("add %s %s: already held at %s (a duplicate)", k, obj.ResourceVersion, rv)
+	}
+	m.objs[k] = obj.ResourceVersion
+	m.adds++
+}
+
+func (m *model) OnUpdate(oldObj, newObj *ConfigMap) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := meta.Key(newObj)
+	rv, ok := m.objs[k]
+	switch {
+	case !ok:
+		m.problem("update %s: not held (a gap)", k)
+	case rv != oldObj.ResourceVersion:
+		m.problem("update %s: old rv %s, but held %s", k, oldObj.ResourceVersion, rv)
+	case rvLess(newObj.ResourceVersion, rv):
+		m.problem("update %s: rv went back from %s to %s", k, rv, newObj.ResourceVersion)
+	}
+	m.objs[k] = newObj.ResourceVersion
+}
+
+func (m *model) OnDelete(obj *ConfigMap, _ bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := meta.Key(obj)
+	if _, ok := m.objs[k]; !ok {
+		m.problem("delete %s: not held", k)
+	}
+	delete(m.objs, k)
+}
+
+func (m *model) state() (map[string]string, []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	objs := make(map[string]string, len(m.objs))
+	for k, v := range m.objs {
+		objs[k] = v
+	}
+	return objs, append([]string(nil), m.problems...)
+}
+
+func rvLess(a, b string) bool {
+	x, _ := strconv.ParseUint(a, 10, 64)
+	y, _ := strconv.ParseUint(b, 10, 64)
+	return x < y
+}
+
+// cacheState is the informer's cache as key → resourceVersion.
+func cacheState(inf *informer.Informer[*ConfigMap]) map[string]string {
+	out := map[string]string{}
+	for _, o := range inf.Indexer().List() {
+		out[meta.Key(o)] = o.ResourceVersion
+	}
+	return out
+}
+
+func TestLateHandlerDuringWriteStormSeesNoGapAndNoDuplicate(t *testing.T) {
+	e := newEnv(t)
+	for i := range 20 {
+		e.create("default", "seed-"+strconv.Itoa(i), nil)
+	}
+	inf := e.informerFor("default", informer.Options[*ConfigMap]{})
+	early := newModel(t)
+	_, err := inf.AddEventHandler(early, informer.HandlerOptions{Name: "early"})
+	require.NoError(t, err)
+	run(t, inf)
+	waitSynced(t, inf)
+
+	// A storm of writes: creates, updates and deletes from two writers,
+	// while handlers are added one after another.
+	var writers sync.WaitGroup
+	stopStorm := make(chan struct{})
+	writes := make([]int, 2)
+	for w := range 2 {
+		writers.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stopStorm:
+					return
+				default:
+				}
+				// Each name is created, updated, and every fourth time
+				// deleted, so the storm keeps making all three changes.
+				name := fmt.Sprintf("w%d-%d", w, (i/3)%10)
+				var err error
+				switch i % 3 {
+				case 0:
+					err = e.c.Post().Namespace("default").Resource("configmaps").
+						Body(&ConfigMap{ObjectMeta: meta.ObjectMeta{Name: name}}).Do(e.ctx).Error()
+				case 1:
+					err = e.c.Put().Namespace("default").Resource("configmaps").Name(name).
+						Body(&ConfigMap{ObjectMeta: meta.ObjectMeta{Name: name}, Data: map[string]string{"i": strconv.Itoa(i)}}).Do(e.ctx).Error()
+				case 2:
+					if (i/3)%4 == 0 {
+						err = e.c.Delete().Namespace("default").Resource("configmaps").Name(name).Do(e.ctx).Error()
+					}
+				}
+				if err != nil && !rest.IsAlreadyExists(err) && !rest.IsNotFound(err) {
+					t.Errorf("writer %d: %v", w, err)
+					return
+				}
+				writes[w]++
+			}
+		})
+	}
+	var late []*model
+	var regs []*informer.Registration[*ConfigMap]
+	seen := inf.LastSyncResourceVersion()
+	for i := range 8 {
+		// Add the next handler only once the cache has moved on, so each
+		// lands in the middle of the storm.
+		waitRVBeyond(t, inf, seen)
+		seen = inf.LastSyncResourceVersion()
+		m := newModel(t)
+		reg, err := inf.AddEventHandler(m, informer.HandlerOptions{Name: "late-" + strconv.Itoa(i)})
+		require.NoError(t, err)
+		late = append(late, m)
+		regs = append(regs, reg)
+	}
+	close(stopStorm)
+	writers.Wait()
+
+	// Once the cache holds what the server holds, every handler must hold
+	// exactly the same.
+	final := e.lastRV(t)
+	waitRV(t, inf, final)
+	want := cacheState(inf)
+	for _, reg := range regs {
+		waitSynced(t, reg)
+	}
+	waitDrained(t, regs...)
+	for i, m := range append([]*model{early}, late...) {
+		objs, problems := m.state()
+		assert.Empty(t, problems, "handler %d", i)
+		assert.Equal(t, want, objs, "handler %d", i)
+	}
+	t.Logf("%d writes; cache holds %d objects", writes[0]+writes[1], len(want))
+}
+
+// lastRV returns the server's current resourceVersion, read with a list.
+func (e *env) lastRV(t *testing.T) string {
+	t.Helper()
+	return strconv.FormatInt(e.srv.ResourceVersion(), 10)
+}
+
+// waitRV waits until the informer has reached rv. The informer's handlers
+// are fed by the same loop, so after this the cache is current; handlers
+// may still be catching up.
+func waitRV(t *testing.T, inf *informer.Informer[*ConfigMap], rv string) {
+	t.Helper()
+	waitUntil(t, "cache at rv "+rv, func() bool {
+		got := inf.LastSyncResourceVersion()
+		return got == rv || rvLess(rv, got)
+	})
+}
+
+func waitRVBeyond(t *testing.T, inf *informer.Informer[*ConfigMap], rv string) {
+	t.Helper()
+	waitUntil(t, "cache beyond rv "+rv, func() bool { return rvLess(rv, inf.LastSyncResourceVersion()) })
+}
+
+// waitDrained waits until no handler has anything queued.
+func waitDrained(t *testing.T, regs ...*informer.Registration[*ConfigMap]) {
+	t.Helper()
+	waitUntil(t, "handlers drained", func() bool {
+		for _, r := range regs {
+			if r.Backlog().Queued > 0 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitUntil waits for a condition that no channel announces, yielding the
+// processor between checks. It is for the few states only observable by
+// polling (a resourceVersion reached); it fails after testTimeout.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		<-tick.C
+	}
+}
+
+func TestRemovedHandlerGetsNothingMore(t *testing.T) {
+	e := newEnv(t)
+	inf := e.informerFor("default", informer.Options[*ConfigMap]{})
+	kept, removed := newRecorder(), newRecorder()
+	_, err := inf.AddEventHandler(kept, informer.HandlerOptions{})
+	require.NoError(t, err)
+	reg, err := inf.AddEventHandler(removed, informer.HandlerOptions{})
+	require.NoError(t, err)
+	// A handler that removes itself on its first event.
+	var selfReg *informer.Registration[*ConfigMap]
+	var selfCalls []string
+	var selfMu sync.Mutex
+	registered := make(chan struct{})
+	selfReg, err = inf.AddEventHandler(informer.HandlerFuncs[*ConfigMap]{
+		AddFunc: func(obj *ConfigMap, _ bool) {
+			<-registered
+			selfMu.Lock()
+			selfCalls = append(selfCalls, obj.Name)
+			selfMu.Unlock()
+			selfReg.Remove()
+		},
+	}, informer.HandlerOptions{})
+	require.NoError(t, err)
+	close(registered)
+	run(t, inf)
+	waitSynced(t, inf, reg)
+
+	e.create("default", "a", nil)
+	removed.waitLen(t, 1)
+	reg.Remove()
+	reg.Remove() // idempotent
+	e.create("default", "b", nil)
+	e.create("default", "c", nil)
+	kept.waitLen(t, 3)
+	assert.Len(t, removed.snapshot(), 1, "nothing after Remove")
+	selfMu.Lock()
+	assert.Equal(t, []string{"a"}, selfCalls, "a handler can remove itself")
+	selfMu.Unlock()
+	assert.Equal(t, 0, reg.Backlog().Queued, "a removed handler has no backlog")
+
+	// A handler removed before it synced says so.
+	idle := e.informerFor("default", informer.Options[*ConfigMap]{})
+	early, err := idle.AddEventHandler(newRecorder(), informer.HandlerOptions{})
+	require.NoError(t, err)
+	early.Remove()
+	assert.ErrorIs(t, early.SyncError(), informer.ErrRemoved)
+}
+
+func TestResyncIsPerHandler(t *testing.T) {
+	e := newEnv(t)
+	a := e.create("default", "a", nil)
+	b := e.create("default", "b", nil)
+	clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	inf := e.informerFor("default", informer.Options[*ConfigMap]{Clock: clock})
+	every10s, every1s, never := newRecorder(), newRecorder(), newRecorder()
+	for rec, period := range map[*recorder]time.Duration{every10s: 10 * time.Second, every1s: time.Millisecond, never: 0} {
+		_, err := inf.AddEventHandler(rec, informer.HandlerOptions{ResyncPeriod: period})
+		require.NoError(t, err)
+	}
+	run(t, inf)
+	waitSynced(t, inf)
+	for _, rec := range []*recorder{every10s, every1s, never} {
+		rec.waitLen(t, 2)
+	}
+
+	resyncs := func(rec *recorder) []string {
+		var out []string
+		for _, ev := range rec.snapshot() {
+			if strings.HasPrefix(ev, "update") {
+				out = append(out, ev)
+			}
+		}
+		return out
+	}
+	sameState := []string{
+		"update default/a " + a.ResourceVersion + "->" + a.ResourceVersion,
+		"update default/b " + b.ResourceVersion + "->" + b.ResourceVersion,
+	}
+	// A period under the minimum is raised to MinResyncPeriod (1s): the
+	// resync loop's timer is for 1s, not 1ms.
+	require.NoError(t, clock.WaitForTimer(e.ctx, informer.MinResyncPeriod))
+	for i := 1; i <= 10; i++ {
+		clock.Advance(time.Second)
+		every1s.waitLen(t, 2+2*i)
+	}
+	every10s.waitLen(t, 4)
+	// Mark the end with a change every handler sees.
+	c := e.create("default", "c", nil)
+	never.waitLen(t, 3)
+	every10s.waitLen(t, 5)
+	every1s.waitLen(t, 23)
+
+	assert.Empty(t, resyncs(never), "a handler without a period is never resynced")
+	assert.ElementsMatch(t, sameState, resyncs(every10s), "one resync in 10s")
+	assert.Len(t, resyncs(every1s), 20, "ten resyncs in 10s")
+	assert.Equal(t, "add default/c "+c.ResourceVersion, every10s.snapshot()[4])
+}
+
+func TestPanickingHandlerIsReportedAndKeepsReceiving(t *testing.T) {
+	e := newEnv(t)
+	errs := newErrorLog()
+	inf := e.informerFor("default", informer.Options[*ConfigMap]{OnError: errs.add})
+	rec := newRecorder()
+	rec.before = func(ev string) {
+		if strings.Contains(ev, "default/boom") {
+			panic("boom")
+		}
+	}
+	other := newRecorder()
+	reg, err := inf.AddEventHandler(rec, informer.HandlerOptions{Name: "fragile"})
+	require.NoError(t, err)
+	_, err = inf.AddEventHandler(other, informer.HandlerOptions{})
+	require.NoError(t, err)
+	run(t, inf)
+	waitSynced(t, inf)
+
+	e.create("default", "boom", nil)
+	after := e.create("default", "after", nil)
+	assert.Equal(t, []string{"add default/after " + after.ResourceVersion}, rec.waitLen(t, 1))
+	other.waitLen(t, 2)
+	perr := errs.waitFor(t, "handler panic", func(err error) bool {
+		_, ok := err.(*informer.HandlerPanicError)
+		return ok
+	}).(*informer.HandlerPanicError)
+	assert.Equal(t, "configmaps", perr.Informer)
+	assert.Equal(t, "fragile", perr.Handler)
+	assert.Equal(t, "OnAdd", perr.Method)
+	assert.Equal(t, "default/boom", perr.Key)
+	assert.Equal(t, "boom", perr.Value)
+	assert.NotEmpty(t, perr.Stack)
+	assert.Contains(t, perr.Error(), "configmaps: handler fragile: OnAdd default/boom panicked: boom")
+	assert.Equal(t, uint64(1), reg.Backlog().Panics)
+}

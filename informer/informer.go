@@ -1,0 +1,480 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kubecache/kubecache/cache"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
+)
+
+// QueueKind chooses the queue between an informer's reflector and its
+// handlers.
+type QueueKind int
+
+const (
+	// InOrder (the default) is cache.FIFO: every change is its own entry,
+	// in the order the server sent them, so handlers see every state the
+	// informer saw, in the server's order.
+	InOrder QueueKind = iota
+	// DeltaFIFO is cache.DeltaFIFO: changes to one object wait together
+	// under the object's first position and are processed at once, so a
+	// busy object does not flood the queue. Handlers still see each change,
+	// but changes to different objects may be reordered.
+	DeltaFIFO
+)
+
+// Options configure an informer. The zero value is a sensible informer:
+// the in-order queue, no transform, every update delivered, the wall clock
+// and the reflector's defaults.
+type Options[T meta.Object] struct {
+	// Name names the informer in errors ("configmaps"); "" takes
+	// Reflector.Name, else the Go type's name.
+	Name string
+	// Queue chooses the queue; the zero value is InOrder.
+	Queue QueueKind
+	// Transform rewrites each object before it is stored.
+	Transform Transform[T]
+	// SkipUnchangedUpdates drops update notifications whose old and new
+	// object have the same resourceVersion: the noise of a relist that
+	// finds an object unchanged. Resync notifications, which a handler
+	// asked for, are always delivered.
+	SkipUnchangedUpdates bool
+	// Indexers are added to the informer's Indexer besides the built-in
+	// namespace index.
+	Indexers cache.Indexers[T]
+	// Reflector configures the reflector (page size, streaming lists,
+	// backoff). Its ResyncPeriod must be zero: resync is per handler
+	// (HandlerOptions.ResyncPeriod). Its Clock defaults to Clock, its
+	// Name to Name, and its OnError is chained after the informer's own.
+	Reflector reflector.Options
+	// Clock drives resyncs and backlog ages; nil is the wall clock.
+	Clock Clock
+	// OnError, if set, receives every error the informer meets: the
+	// reflector's (*reflector.Error), panicking handlers
+	// (*HandlerPanicError), and objects the cache refused. It is called
+	// from the informer's goroutines and must not block.
+	OnError func(error)
+}
+
+// Errors of the informer's lifecycle.
+var (
+	// ErrAlreadyStarted: Run was called a second time.
+	ErrAlreadyStarted = errors.New("informer already started")
+	// ErrStopped: a handler was added after Run returned.
+	ErrStopped = errors.New("informer stopped")
+	// ErrInvalidOptions is wrapped by every error New and AddEventHandler
+	// return for bad options.
+	ErrInvalidOptions = errors.New("invalid informer options")
+)
+
+// Informer keeps a cache of one resource and tells handlers about every
+// change: a reflector lists and watches the resource into a queue, and the
+// informer pops the queue, applies each change to its Indexer and appends
+// a notification to a log that every handler reads at its own pace.
+//
+//	reflector ──► queue (FIFO or DeltaFIFO) ──► Indexer ──► event log ──► handler 1
+//	                                                          │     └───► handler 2 …
+//	                                          Lister reads ◄──┘
+//
+// All methods are safe for concurrent use. Handlers may be added before or
+// while it runs. Objects it hands out are shared and must not be modified.
+type Informer[T meta.Object] struct {
+	name    string
+	opts    Options[T]
+	clock   Clock
+	indexer *cache.Indexer[T]
+	queue   cache.Queue[T]
+	store   *queueStore[T]
+	refl    *reflector.Reflector[T]
+	log     *eventLog[T]
+
+	// mu orders what handlers see: applying a change to the indexer and
+	// appending its notification happen together under it, and so do
+	// reading the indexer for a late handler's snapshot and placing its
+	// cursor, and queuing a resync. It guards the fields below and the
+	// writer side of log.
+	mu        sync.Mutex
+	listeners map[uint64]*listener[T]
+	nextID    uint64
+
+	// synced is set, and syncedCh closed, once the first list is in the
+	// indexer and its notifications are in the log; syncSeq is the length
+	// of the log then, so a handler that has delivered that much has
+	// received the whole initial list.
+	synced   atomic.Bool
+	syncedCh chan struct{}
+	syncSeq  atomic.Uint64
+
+	// errMu guards lastErr, the latest reflector error before the
+	// informer synced.
+	errMu   sync.Mutex
+	lastErr error
+
+	// lifeMu guards state, and the starting of listener goroutines
+	// (counted by listenerWG). It is taken before mu, never after.
+	lifeMu     sync.Mutex
+	state      runState
+	listenerWG sync.WaitGroup
+	// stopping tells every listener to stop; set when Run ends.
+	stopping atomic.Bool
+
+	// resyncChanged wakes the resync loop when handlers come or go.
+	resyncChanged chan struct{}
+}
+
+// runState is where an informer is in its life.
+type runState int
+
+const (
+	stateNew runState = iota
+	stateRunning
+	stateStopped
+)
+
+// publishBatch bounds how many notifications the informer appends before
+// it publishes them to handlers when the queue still has work: publishing
+// in batches wakes idle handlers once per batch instead of once per event.
+const publishBatch = 64
+
+// New returns an informer for what lw lists and watches. It fails if lw is
+// nil, T is not a usable object type, or the options are invalid
+// (ErrInvalidOptions, or the reflector's own).
+func New[T meta.Object](lw reflector.ListerWatcher[T], opts Options[T]) (*Informer[T], error) {
+	if opts.Reflector.ResyncPeriod != 0 {
+		return nil, fmt.Errorf("new informer: %w: Reflector.ResyncPeriod is set; resync is per handler (HandlerOptions.ResyncPeriod)", ErrInvalidOptions)
+	}
+	if opts.Queue != InOrder && opts.Queue != DeltaFIFO {
+		return nil, fmt.Errorf("new informer: %w: unknown QueueKind %d", ErrInvalidOptions, opts.Queue)
+	}
+	if opts.Transform.Func == nil && opts.Transform.Name != "" {
+		return nil, fmt.Errorf("new informer: %w: transform %q has no Func", ErrInvalidOptions, opts.Transform.Name)
+	}
+	inf := &Informer[T]{
+		opts:          opts,
+		clock:         opts.Clock,
+		indexer:       cache.NewIndexer[T](nil),
+		log:           newEventLog[T](),
+		listeners:     map[uint64]*listener[T]{},
+		syncedCh:      make(chan struct{}),
+		resyncChanged: make(chan struct{}, 1),
+	}
+	if inf.clock == nil {
+		inf.clock = realClock{}
+	}
+	inf.name = opts.Name
+	if inf.name == "" {
+		inf.name = opts.Reflector.Name
+	}
+	if inf.name == "" {
+		inf.name = typeName[T]()
+	}
+	if len(opts.Indexers) > 0 {
+		if err := inf.indexer.AddIndexers(opts.Indexers); err != nil {
+			return nil, fmt.Errorf("new informer %s: %w: %w", inf.name, ErrInvalidOptions, err)
+		}
+	}
+	qopts := cache.QueueOptions[T]{KnownObjects: inf.indexer}
+	if opts.Queue == DeltaFIFO {
+		inf.queue = cache.NewDeltaFIFO(qopts)
+	} else {
+		inf.queue = cache.NewFIFO(qopts)
+	}
+	inf.store = &queueStore[T]{inf: inf, q: inf.queue, transform: opts.Transform.Func}
+
+	ropts := opts.Reflector
+	if ropts.Name == "" {
+		ropts.Name = inf.name
+	}
+	if ropts.Clock == nil && opts.Clock != nil {
+		ropts.Clock = opts.Clock
+	}
+	userOnError := ropts.OnError
+	ropts.OnError = func(e *reflector.Error) {
+		inf.recordReflectorError(e)
+		if userOnError != nil {
+			userOnError(e)
+		}
+	}
+	refl, err := reflector.NewReflector[T](lw, inf.store, ropts)
+	if err != nil {
+		return nil, fmt.Errorf("new informer %s: %w", inf.name, err)
+	}
+	inf.refl = refl
+	return inf, nil
+}
+
+// Name returns the informer's name.
+func (inf *Informer[T]) Name() string { return inf.name }
+
+// Indexer returns the informer's cache. It is complete once HasSynced is
+// true, and from then on as fresh as the informer. Read it, never write
+// it: the informer owns its contents.
+func (inf *Informer[T]) Indexer() *cache.Indexer[T] { return inf.indexer }
+
+// Lister returns a typed Lister over the informer's cache.
+func (inf *Informer[T]) Lister() cache.Lister[T] { return cache.NewLister(inf.indexer) }
+
+// HasSynced reports whether the informer's first list is in its cache. It
+// never turns false again, even during a later relist.
+func (inf *Informer[T]) HasSynced() bool { return inf.synced.Load() }
+
+// Synced returns a channel closed once HasSynced is true.
+func (inf *Informer[T]) Synced() <-chan struct{} { return inf.syncedCh }
+
+// SyncError says why the informer has not synced yet: the latest error its
+// reflector met, as "<name>: <step>: <error>" ("configmaps: list: 403
+// Forbidden: …"), wrapping the error (and the server's Status, when there
+// was one). It is nil once synced, and nil while no error has happened.
+func (inf *Informer[T]) SyncError() error {
+	if inf.HasSynced() {
+		return nil
+	}
+	inf.errMu.Lock()
+	defer inf.errMu.Unlock()
+	return inf.lastErr
+}
+
+// LastSyncResourceVersion returns the resourceVersion the cache has reached
+// (see reflector.Reflector.LastSyncResourceVersion).
+func (inf *Informer[T]) LastSyncResourceVersion() string { return inf.refl.LastSyncResourceVersion() }
+
+// Run lists, watches and delivers until ctx is cancelled. It returns nil
+// once ctx is cancelled and every goroutine it started has ended —
+// including every handler's, so Run waits for handler calls in progress.
+// It returns ErrAlreadyStarted if called twice: an informer runs once.
+func (inf *Informer[T]) Run(ctx context.Context) error {
+	inf.lifeMu.Lock()
+	if inf.state != stateNew {
+		inf.lifeMu.Unlock()
+		return ErrAlreadyStarted
+	}
+	inf.state = stateRunning
+	inf.mu.Lock()
+	for _, l := range inf.listeners {
+		inf.startListenerLocked(l)
+	}
+	inf.mu.Unlock()
+	inf.lifeMu.Unlock()
+
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = inf.refl.Run(ctx) })
+	wg.Go(func() { inf.processLoop(ctx) })
+	wg.Go(func() { inf.resyncLoop(ctx) })
+	wg.Wait()
+
+	inf.queue.Close()
+	inf.lifeMu.Lock()
+	inf.state = stateStopped
+	inf.lifeMu.Unlock()
+	inf.stopping.Store(true)
+	inf.log.wake()
+	inf.listenerWG.Wait()
+	return nil
+}
+
+// AddEventHandler adds a handler. It first receives OnAdd(obj, true) for
+// every object the cache holds — nothing before the informer syncs, or
+// the current contents if added later — then every change after that,
+// with no gap and no duplicate. It fails if the handler is nil, the
+// options are invalid (ErrInvalidOptions) or the informer has stopped
+// (ErrStopped).
+func (inf *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Registration[T], error) {
+	if h == nil || isNilHandler(h) {
+		return nil, fmt.Errorf("add event handler to %s: %w: handler is nil", inf.name, ErrInvalidOptions)
+	}
+	if opts.ResyncPeriod < 0 {
+		return nil, fmt.Errorf("add event handler to %s: %w: ResyncPeriod %v is negative", inf.name, ErrInvalidOptions, opts.ResyncPeriod)
+	}
+	resync := opts.ResyncPeriod
+	if resync > 0 && resync < MinResyncPeriod {
+		resync = MinResyncPeriod
+	}
+
+	inf.lifeMu.Lock()
+	defer inf.lifeMu.Unlock()
+	if inf.state == stateStopped {
+		return nil, fmt.Errorf("add event handler to %s: %w", inf.name, ErrStopped)
+	}
+	inf.mu.Lock()
+	inf.nextID++
+	now := inf.clock.Now()
+	l := &listener[T]{
+		inf:          inf,
+		h:            h,
+		id:           inf.nextID,
+		name:         opts.Name,
+		resync:       resync,
+		nextResync:   now.Add(resync),
+		registeredAt: now,
+		syncedCh:     make(chan struct{}),
+	}
+	if l.name == "" {
+		l.name = "handler-" + strconv.FormatUint(l.id, 10)
+	}
+	// Everything applied so far is in the snapshot; everything applied
+	// from now on is after the cursor.
+	l.snapshot = inf.indexer.List()
+	l.snapshotLeft.Store(int64(len(l.snapshot)))
+	l.cur = inf.log.endLocked()
+	l.seg.Store(l.cur.seg)
+	l.taken.Store(l.cur.seq())
+	l.done.Store(l.cur.seq())
+	inf.listeners[l.id] = l
+	if inf.state == stateRunning {
+		inf.startListenerLocked(l)
+	}
+	inf.mu.Unlock()
+	if resync > 0 {
+		inf.resyncScheduleChanged()
+	}
+	return &Registration[T]{l: l}, nil
+}
+
+// startListenerLocked starts l's goroutine. The caller holds lifeMu (and
+// mu) and the informer is running.
+func (inf *Informer[T]) startListenerLocked(l *listener[T]) {
+	inf.listenerWG.Go(l.run)
+}
+
+// removeListener unregisters l and wakes it so that it stops.
+func (inf *Informer[T]) removeListener(l *listener[T]) {
+	inf.mu.Lock()
+	_, present := inf.listeners[l.id]
+	delete(inf.listeners, l.id)
+	inf.mu.Unlock()
+	if !present {
+		return
+	}
+	l.removed.Store(true)
+	inf.log.wake()
+	if l.resync > 0 {
+		inf.resyncScheduleChanged()
+	}
+}
+
+// processLoop pops the queue until it is closed or ctx is done.
+func (inf *Informer[T]) processLoop(ctx context.Context) {
+	for {
+		err := inf.queue.Pop(ctx, inf.process)
+		if ctx.Err() != nil || errors.Is(err, cache.ErrClosed) {
+			return
+		}
+		inf.checkSynced()
+		if err != nil {
+			inf.report(fmt.Errorf("%s: %w", inf.name, err))
+		}
+	}
+}
+
+// process applies one key's deltas to the indexer and appends the
+// notifications they make, under mu.
+func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	notify := len(inf.listeners) > 0
+	initial := !inf.synced.Load()
+	var err error
+	for _, d := range deltas {
+		if isNil(d.Object) {
+			err = errors.Join(err, fmt.Errorf("%s %s: nil object", d.Type, key))
+			continue
+		}
+		if d.Type == cache.Deleted {
+			if derr := inf.indexer.Delete(d.Object); derr != nil {
+				err = errors.Join(err, fmt.Errorf("delete %s: %w", key, derr))
+				continue
+			}
+			if notify {
+				inf.log.appendLocked(entry[T]{kind: entryDelete, obj: d.Object, flag: d.FinalStateUnknown, at: inf.clock.Now()})
+			}
+			continue
+		}
+		old, existed := inf.indexer.GetByKey(key)
+		if uerr := inf.indexer.Update(d.Object); uerr != nil {
+			err = errors.Join(err, fmt.Errorf("store %s: %w", key, uerr))
+			continue
+		}
+		switch {
+		case !notify:
+		case !existed:
+			inf.log.appendLocked(entry[T]{kind: entryAdd, obj: d.Object, flag: initial, at: inf.clock.Now()})
+		case inf.opts.SkipUnchangedUpdates && d.Type != cache.Sync &&
+			old.GetObjectMeta().ResourceVersion == d.Object.GetObjectMeta().ResourceVersion:
+		default:
+			inf.log.appendLocked(entry[T]{kind: entryUpdate, old: old, obj: d.Object, at: inf.clock.Now()})
+		}
+	}
+	if inf.log.pendingLocked() >= publishBatch || inf.queue.Len() == 0 {
+		inf.log.publishLocked()
+	}
+	return err
+}
+
+// checkSynced marks the informer synced once the queue has delivered its
+// first list. It is called after each Pop and after each Replace, since an
+// empty first list syncs the queue without anything to pop.
+func (inf *Informer[T]) checkSynced() {
+	if inf.synced.Load() || !inf.queue.HasSynced() {
+		return
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if inf.synced.Load() {
+		return
+	}
+	inf.log.publishLocked()
+	inf.syncSeq.Store(inf.log.appended)
+	inf.synced.Store(true)
+	close(inf.syncedCh)
+	for _, l := range inf.listeners {
+		l.checkSynced()
+	}
+}
+
+// recordReflectorError keeps e as the sync error while the informer has
+// not synced, and reports it.
+func (inf *Informer[T]) recordReflectorError(e *reflector.Error) {
+	if !inf.HasSynced() {
+		cause := e.Err
+		if st := statusCause(e.Err); st != nil {
+			cause = st
+		}
+		inf.errMu.Lock()
+		inf.lastErr = fmt.Errorf("%s: %s: %w", inf.name, e.Op, cause)
+		inf.errMu.Unlock()
+	}
+	inf.report(e)
+}
+
+// report hands err to Options.OnError.
+func (inf *Informer[T]) report(err error) {
+	if inf.opts.OnError != nil {
+		inf.opts.OnError(err)
+	}
+}
+
+// typeName names T for messages: "ConfigMap" for *ConfigMap.
+func typeName[T any]() string {
+	t := reflect.TypeFor[T]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
+}
+
+// isNilHandler reports whether h holds a nil pointer.
+func isNilHandler(h any) bool {
+	v := reflect.ValueOf(h)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Slice, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
