@@ -32,8 +32,11 @@
 //
 // Objects go in and come out by pointer, shared by the cache and all its
 // readers. Nobody may modify one after handing it to a Store or receiving
-// it from one: indexes would silently disagree with the objects, and
-// concurrent readers would race. Clone makes a private copy.
+// it from one. An object whose label is changed in place is still found
+// under the old label, a later update can leave it indexed under both, and
+// every other reader of it races with the writer (see
+// TestMutatingSharedObjectBreaksIndex and TestMutatingSharedObjectRaces).
+// To change an object, copy it with meta.Clone and change the copy.
 //
 // # Files
 //
@@ -48,7 +51,6 @@
 //	delta_fifo.go         DeltaFIFO: one entry per key, all its deltas at once
 //	fifo.go               FIFO: one entry per delta, in arrival order
 //	lister.go             Lister and NamespaceLister: reads by selector, name and namespace
-//	clone.go              Clone, and why objects must not be modified
 //
 // Figures for the Indexer at 100,000 objects, and the command that produced
 // them, are in docs/performance-cache.md.

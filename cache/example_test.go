@@ -100,7 +100,7 @@ func ExampleIndexer() {
 	fmt.Println(dns.Spec.NodeName, err)
 
 	// Objects are shared: change a copy, never the cached object.
-	c, _ := cache.Clone(dns)
+	c, _ := meta.Clone(dns)
 	c.Spec.NodeName = "n3"
 	fmt.Println(dns.Spec.NodeName, c.Spec.NodeName)
 	// Output:

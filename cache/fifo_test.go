@@ -111,8 +111,11 @@ func TestFIFOResyncAndInFlight(t *testing.T) {
 	})
 	require.NoError(t, err)
 	got := popAll(t, f, f.Len())
-	assert.Equal(t, []string{"ns/a Sync:7", "ns/b Sync:1", "ns/b Replaced:1", "ns/a Deleted:7?"}, got,
+	require.Len(t, got, 4)
+	// Resync follows KnownObjects' order, which is unspecified.
+	assert.ElementsMatch(t, []string{"ns/a Sync:7", "ns/b Sync:1"}, got[:2],
 		"the key in flight is known in the state being processed")
+	assert.Equal(t, []string{"ns/b Replaced:1", "ns/a Deleted:7?"}, got[2:])
 }
 
 func TestFIFOCloseAndCompaction(t *testing.T) {

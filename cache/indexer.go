@@ -13,7 +13,7 @@ import (
 // index values before they take the lock readers share, and Replace builds
 // the new contents beside the old ones and swaps them in. Indexes always
 // agree with the stored objects — provided nobody modifies a stored object:
-// objects are shared, not copied (see Clone).
+// objects are shared, not copied (see meta.Clone).
 //
 // An Indexer is safe for concurrent use. It satisfies Store.
 type Indexer[T meta.Object] struct {

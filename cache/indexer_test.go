@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/cache"
+	"github.com/kubecache/kubecache/meta"
 )
 
 func TestIndexerStoreOperations(t *testing.T) {
@@ -324,20 +325,6 @@ func TestReplacementLookupWithCustomKeyFunc(t *testing.T) {
 	assert.False(t, ok, "Lookup must not return ns1/a for ns2/a")
 }
 
-func TestCloneIsIndependent(t *testing.T) {
-	p := newPod("ns", "a", "1", "app", "web")
-	p.Spec.NodeName = "n1"
-	c, err := cache.Clone(p)
-	require.NoError(t, err)
-	assert.Equal(t, p, c)
-	c.Labels["app"] = "db"
-	c.Spec.NodeName = "n2"
-	assert.Equal(t, "web", p.Labels["app"], "changing the clone leaves the original")
-	assert.Equal(t, "n1", p.Spec.NodeName)
-	_, err = cache.Clone[*testPod](nil)
-	assert.ErrorIs(t, err, cache.ErrNilObject)
-}
-
 // TestMutatingSharedObjectBreaksIndex shows what the "do not modify"
 // contract protects: a label changed in place on a stored object is not
 // seen by the index, and after the next update the object is indexed under
@@ -365,12 +352,12 @@ func TestMutatingSharedObjectBreaksIndex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, got, 1, "the object stays indexed under a value it no longer has")
 
-	// The right way: Clone, change the clone, store the clone.
+	// The right way: clone, change the clone, store the clone.
 	y := cache.NewIndexer[*testPod](nil)
 	require.NoError(t, y.AddIndexers(cache.Indexers[*testPod]{"labels": byLabelValues}))
 	require.NoError(t, y.Add(newPod("ns", "p", "1", "app", "web")))
 	orig, _ := y.GetByKey("ns/p")
-	c, err := cache.Clone(orig)
+	c, err := meta.Clone(orig)
 	require.NoError(t, err)
 	c.Labels["app"] = "db"
 	require.NoError(t, y.Update(c))

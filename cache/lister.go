@@ -15,7 +15,7 @@ var ErrNotFound = errors.New("not found in cache")
 // Lister reads one resource from an Indexer the way a controller asks for
 // it: by label selector, by name, and scoped to a namespace. It is what
 // controllers use instead of the API server for reads; what it returns is
-// as fresh as the informer filling the Indexer, and shared (see Clone).
+// as fresh as the informer filling the Indexer, and shared (see meta.Clone).
 //
 // A Lister relies on the Indexer's keys being "namespace/name" (the
 // default, MetaNamespaceKeyFunc). It is a small value, safe for concurrent

@@ -31,7 +31,7 @@ import (
 // satisfy.
 //
 // Objects passed to a Store, and objects it hands out, are shared: neither
-// the Store nor its callers may modify them afterwards (see Clone).
+// the Store nor its callers may modify them afterwards (see meta.Clone).
 //
 // Every implementation is safe for concurrent use.
 type Store[T meta.Object] interface {
