@@ -39,7 +39,7 @@ func TestIndexerConcurrentReadersOneWriter(t *testing.T) {
 				default:
 				}
 				reads[i]++
-				switch r.IntN(5) {
+				switch r.IntN(6) {
 				case 0:
 					key := randomPod(r, 0)
 					if got, ok := x.GetByKey(metaKey(key)); ok {
@@ -69,6 +69,16 @@ func TestIndexerConcurrentReadersOneWriter(t *testing.T) {
 				case 4:
 					_, err := x.ListIndexFuncValues("node")
 					assert.NoError(t, err)
+				case 5:
+					// The labels index appears half-way through.
+					objs, err := x.ByIndex("labels", "app=x")
+					if err != nil {
+						assert.ErrorIs(t, err, cache.ErrUnknownIndex)
+						continue
+					}
+					for _, o := range objs {
+						assert.Equal(t, "x", o.Labels["app"], "ByIndex(labels, app=x)")
+					}
 				}
 			}
 		}()
@@ -77,6 +87,9 @@ func TestIndexerConcurrentReadersOneWriter(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 99))
 	const writes = 4000
 	for step := range writes {
+		if step == writes/2 {
+			require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"labels": byLabelValues}))
+		}
 		switch op := r.IntN(100); {
 		case op < 40:
 			require.NoError(t, x.Add(randomPod(r, step)))
