@@ -1,14 +1,171 @@
 package fakeapiserver
 
 import (
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
+
+// The admin endpoint: the fault controls of faults.go over HTTP, for
+// tests in other processes and languages. Served only with Options.Admin;
+// with authentication on, it needs Options.AdminToken as a bearer token.
+//
+//	POST /kubecache-admin/fail             FailRule
+//	POST /kubecache-admin/delay            {"verb","resource","namespace","count","delay":"2s"}
+//	POST /kubecache-admin/expire-continue  {"resource","count","inconsistent"}
+//	POST /kubecache-admin/cut-watches      {"resource","namespace","mode":"abort|midframe|clean"}
+//	POST /kubecache-admin/stall-watches    {"resource","namespace"}
+//	POST /kubecache-admin/compact          {"resourceVersion":N} (omitted: now)
+//	POST /kubecache-admin/restart          {"compact":true}
+//	POST /kubecache-admin/stale-lists      {"resourceVersion":N} (0 stops)
+//	POST /kubecache-admin/clear
+//	GET  /kubecache-admin/state            {"resourceVersion","compacted","watchers"}
 
 const adminPrefix = "/kubecache-admin/"
 
 func isAdminPath(p string) bool { return strings.HasPrefix(p, adminPrefix) }
 
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
-	writeStatus(w, r, errPathNotFound())
+	if s.authEnabled() {
+		token, ok := bearerToken(r)
+		if !ok || s.opts.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.AdminToken)) != 1 {
+			writeStatus(w, r, errUnauthorized())
+			return
+		}
+	}
+	op := strings.TrimPrefix(r.URL.Path, adminPrefix)
+	if op == "state" {
+		writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, marshal(map[string]any{
+			"resourceVersion": s.store.resourceVersion(),
+			"compacted":       s.store.compactedRV(),
+			"watchers":        s.Watchers(""),
+		}))
+		return
+	}
+	if r.Method != http.MethodPost {
+		writeStatus(w, r, errMethodNotAllowed())
+		return
+	}
+	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	decode := func(v any) bool {
+		if len(body) == 0 {
+			return true
+		}
+		if err := json.Unmarshal(body, v); err != nil {
+			writeStatus(w, r, errBadRequest(fmt.Sprintf("admin %s: %v", op, err)))
+			return false
+		}
+		return true
+	}
+	result := map[string]any{}
+	switch op {
+	case "fail":
+		var rule FailRule
+		if !decode(&rule) {
+			return
+		}
+		if rule.Code < 400 || rule.Code > 599 {
+			writeStatus(w, r, errBadRequest(fmt.Sprintf("admin fail: code %d is not an error status", rule.Code)))
+			return
+		}
+		s.FailNext(rule)
+	case "delay":
+		var req struct {
+			Match
+			Count int    `json:"count"`
+			Delay string `json:"delay"`
+		}
+		if !decode(&req) {
+			return
+		}
+		d, err := time.ParseDuration(req.Delay)
+		if err != nil || d <= 0 {
+			writeStatus(w, r, errBadRequest(fmt.Sprintf("admin delay: invalid delay %q", req.Delay)))
+			return
+		}
+		s.DelayNext(DelayRule{Match: req.Match, Count: req.Count, Delay: d})
+	case "expire-continue":
+		var req struct {
+			Match
+			Count        int  `json:"count"`
+			Inconsistent bool `json:"inconsistent"`
+		}
+		if !decode(&req) {
+			return
+		}
+		s.ExpireNextContinue(req.Match, req.Count, req.Inconsistent)
+	case "cut-watches":
+		var req struct {
+			Match
+			Mode string `json:"mode"`
+		}
+		if !decode(&req) {
+			return
+		}
+		mode := CutAbort
+		switch req.Mode {
+		case "", "abort":
+		case "midframe":
+			mode = CutMidFrame
+		case "clean":
+			mode = CutClean
+		default:
+			writeStatus(w, r, errBadRequest(fmt.Sprintf("admin cut-watches: unknown mode %q (abort, midframe, clean)", req.Mode)))
+			return
+		}
+		result["count"] = s.CutWatches(req.Match, mode)
+	case "stall-watches":
+		var m Match
+		if !decode(&m) {
+			return
+		}
+		result["count"] = s.StallWatches(m)
+	case "compact":
+		var req struct {
+			ResourceVersion *int64 `json:"resourceVersion"`
+		}
+		if !decode(&req) {
+			return
+		}
+		if req.ResourceVersion != nil {
+			result["compacted"] = s.CompactTo(*req.ResourceVersion)
+		} else {
+			result["compacted"] = s.CompactNow()
+		}
+	case "restart":
+		var req struct {
+			Compact bool `json:"compact"`
+		}
+		if !decode(&req) {
+			return
+		}
+		// Answer first: the restart drops this connection too.
+		writeBody(w, negotiation{}, http.StatusOK, marshal(result))
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		s.Restart(req.Compact)
+		return
+	case "stale-lists":
+		var req struct {
+			ResourceVersion int64 `json:"resourceVersion"`
+		}
+		if !decode(&req) {
+			return
+		}
+		s.ServeStaleLists(req.ResourceVersion)
+	case "clear":
+		s.ClearFaults()
+	default:
+		writeStatus(w, r, errPathNotFound())
+		return
+	}
+	writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, marshal(result))
 }

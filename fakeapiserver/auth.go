@@ -1,18 +1,184 @@
 package fakeapiserver
 
 import (
-	"crypto/tls"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
 	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/kubecache/kubecache/meta"
 )
 
-// authorize applies the forbid rules (none yet).
-func (s *Server) authorize(r *http.Request, info requestInfo, res *Resource) error { return nil }
+// Authentication and authorization, off by default. With Options.Tokens or
+// Options.ClientCertificates set, every request needs a valid bearer token
+// or a client certificate signed by the server's CA (401 otherwise);
+// impersonation headers then change who the request acts as; forbid rules
+// answer 403 with the real server's message.
 
-// serverTLSConfig returns the TLS configuration when TLS is on (not yet).
-func (s *Server) serverTLSConfig() (*tls.Config, error) { return nil, nil }
+// User is who a request acts as.
+type User struct {
+	Name   string
+	Groups []string
+}
 
-// caPEM returns the CA certificate clients should trust (TLS only).
-func (s *Server) caPEM() []byte { return nil }
+// ForbidRule denies matching requests with 403. Empty fields match
+// anything; Verb uses Kubernetes verbs (get, list, watch, create, update,
+// patch, delete, deletecollection).
+type ForbidRule struct {
+	User string `json:"user,omitempty"`
+	Match
+}
+
+// authEnabled reports whether requests must authenticate.
+func (s *Server) authEnabled() bool {
+	return len(s.opts.Tokens) > 0 || s.opts.ClientCertificates
+}
+
+func errUnauthorized() *meta.Status {
+	return newStatus(401, meta.ReasonUnauthorized, "Unauthorized")
+}
+
+// authenticate returns the user a request acts as, after impersonation.
+// With authentication off everyone is the anonymous admin.
+func (s *Server) authenticate(r *http.Request) (User, error) {
+	if !s.authEnabled() {
+		return s.impersonate(r, User{Name: "system:admin", Groups: []string{"system:masters", "system:authenticated"}})
+	}
+	var user *User
+	if token, ok := bearerToken(r); ok {
+		for t, u := range s.opts.Tokens {
+			if subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
+				u := u
+				user = &u
+			}
+		}
+		if user == nil {
+			return User{}, errUnauthorized()
+		}
+	} else if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 && s.opts.ClientCertificates {
+		// The TLS layer has verified the chain against our CA.
+		c := r.TLS.PeerCertificates[0]
+		user = &User{Name: c.Subject.CommonName, Groups: c.Subject.Organization}
+	}
+	if user == nil {
+		return User{}, errUnauthorized()
+	}
+	user.Groups = append(user.Groups, "system:authenticated")
+	return s.impersonate(r, *user)
+}
+
+// bearerToken reads the token from Authorization or, for a websocket,
+// from the bearer subprotocol.
+func bearerToken(r *http.Request) (string, bool) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, token, ok := strings.Cut(h, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") && token != "" {
+			return strings.TrimSpace(token), true
+		}
+		return "", false
+	}
+	if isWebsocketUpgrade(r) {
+		if token, ok, _, err := websocketProtocols(r); err == nil && ok {
+			return token, true
+		}
+	}
+	return "", false
+}
+
+// impersonate applies the Impersonate-* headers, if the acting user may.
+func (s *Server) impersonate(r *http.Request, acting User) (User, error) {
+	name := r.Header.Get("Impersonate-User")
+	groups := r.Header.Values("Impersonate-Group")
+	if name == "" {
+		if len(groups) > 0 || r.Header.Get("Impersonate-Uid") != "" {
+			return User{}, errBadRequest("requested impersonation of groups or uid without impersonating a user")
+		}
+		return acting, nil
+	}
+	if s.forbidden(acting, "impersonate", requestInfo{resource: "users"}) {
+		return User{}, errForbidden(acting, "impersonate", requestInfo{resource: "users", name: name})
+	}
+	u := User{Name: name, Groups: append(groups, "system:authenticated")}
+	return u, nil
+}
+
+// forbidden reports whether a rule denies user the verb on info.
+func (s *Server) forbidden(user User, verb string, info requestInfo) bool {
+	for _, rule := range s.opts.Forbid {
+		if rule.User != "" && rule.User != user.Name {
+			continue
+		}
+		if rule.Match.matches(verb, info) {
+			return true
+		}
+	}
+	return false
+}
+
+// errForbidden is the real server's 403 wording.
+func errForbidden(user User, verb string, info requestInfo) *meta.Status {
+	what := info.resource
+	if info.group != "" {
+		what += "." + info.group
+	}
+	subject := what
+	if info.name != "" {
+		subject = fmt.Sprintf("%s %q", what, info.name)
+	}
+	resource := info.resource
+	if info.subresource != "" {
+		resource += "/" + info.subresource
+	}
+	scope := "at the cluster scope"
+	if info.namespace != "" {
+		scope = fmt.Sprintf("in the namespace %q", info.namespace)
+	}
+	msg := fmt.Sprintf("%s is forbidden: User %q cannot %s resource %q in API group %q %s", subject, user.Name, verb, resource, info.group, scope)
+	st := newStatus(403, meta.ReasonForbidden, msg)
+	st.Details = &meta.StatusDetails{Name: info.name, Group: info.group, Kind: info.resource}
+	return st
+}
+
+// userKey is the context key of the authenticated User.
+type userKey struct{}
+
+// isPublicPath lists what needs no credentials (health and version).
+func isPublicPath(p string) bool {
+	switch strings.TrimSuffix(p, "/") {
+	case "/healthz", "/readyz", "/livez", "/version":
+		return true
+	}
+	return false
+}
+
+// authorize checks the forbid rules for a resource request.
+func (s *Server) authorize(r *http.Request, info requestInfo, res *Resource) error {
+	if len(s.opts.Forbid) == 0 {
+		return nil
+	}
+	user, _ := r.Context().Value(userKey{}).(User)
+	if s.forbidden(user, info.verb, info) {
+		return errForbidden(user, info.verb, info)
+	}
+	return nil
+}
 
 // kubeconfigUser returns the user entries of the kubeconfig.
-func (s *Server) kubeconfigUser() [][2]string { return nil }
+func (s *Server) kubeconfigUser() [][2]string {
+	var out [][2]string
+	if len(s.opts.Tokens) > 0 {
+		tokens := make([]string, 0, len(s.opts.Tokens))
+		for t := range s.opts.Tokens {
+			tokens = append(tokens, t)
+		}
+		slices.Sort(tokens)
+		out = append(out, [2]string{"token", tokens[0]})
+	} else if s.certs != nil && s.opts.ClientCertificates {
+		out = append(out,
+			[2]string{"client-certificate-data", base64.StdEncoding.EncodeToString(s.certs.clientCertPEM)},
+			[2]string{"client-key-data", base64.StdEncoding.EncodeToString(s.certs.clientKeyPEM)})
+	}
+	return out
+}

@@ -72,7 +72,22 @@ type Options struct {
 	Logger *slog.Logger
 
 	// Admin serves the fault-injection endpoint under /kubecache-admin/.
-	Admin bool
+	// With authentication on, it needs AdminToken as a bearer token.
+	Admin      bool
+	AdminToken string
+
+	// TLS serves HTTPS with a generated CA (embedded in Kubeconfig).
+	TLS bool
+	// Tokens turns on authentication: each bearer token maps to the user
+	// it authenticates. Kubeconfig uses the first token in sorted order.
+	Tokens map[string]User
+	// ClientCertificates (with TLS) turns on authentication by client
+	// certificate: certificates signed by the server's CA are accepted
+	// (user = common name, groups = organizations), and Kubeconfig
+	// carries one for ClientUser.
+	ClientCertificates bool
+	// Forbid denies matching requests with 403.
+	Forbid []ForbidRule
 }
 
 // withDefaults fills in zero fields.

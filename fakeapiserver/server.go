@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -31,6 +32,9 @@ type Server struct {
 	rngMu sync.Mutex
 	rng   *rand.Rand
 
+	// certs is the generated TLS material (nil without TLS).
+	certs *certs
+
 	// lifeMu guards every field below.
 	lifeMu   sync.Mutex
 	listener net.Listener
@@ -39,6 +43,9 @@ type Server struct {
 	closing  bool
 	// conns tracks open client connections so a restart can drop them.
 	conns map[net.Conn]struct{}
+
+	// panics counts handler panics (bugs); the fuzz test checks it.
+	panics atomic.Int64
 
 	// handlers counts requests in flight; Close waits for them.
 	handlers sync.WaitGroup
@@ -72,6 +79,18 @@ func New(opts Options) *Server {
 		conns:    map[net.Conn]struct{}{},
 		stop:     cancel,
 		stopCh:   ctx.Done(),
+	}
+	if opts.TLS {
+		host, _, _ := net.SplitHostPort(opts.Addr)
+		hosts := []string{"127.0.0.1", "localhost", "::1"}
+		if host != "" && host != "127.0.0.1" {
+			hosts = append(hosts, host)
+		}
+		c, err := generateCerts(time.Now(), hosts)
+		if err != nil {
+			panic(err) // only a broken crypto/rand can fail here
+		}
+		s.certs = c
 	}
 	s.faults = newFaults(s)
 	s.installHooks()
@@ -255,6 +274,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.logRequest(r, rec, start, note+" aborted")
 				panic(p)
 			}
+			s.panics.Add(1)
 			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 			if !rec.wroteHeader {
 				writeError(rec, r, fmt.Errorf("panic: %v", p))
@@ -286,6 +306,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 	if s.opts.Admin && isAdminPath(r.URL.Path) {
 		s.serveAdmin(w, r)
 		return ""
+	}
+	if !isPublicPath(r.URL.Path) {
+		user, err := s.authenticate(r)
+		if err != nil {
+			writeError(w, r, err)
+			return ""
+		}
+		r = r.WithContext(context.WithValue(r.Context(), userKey{}, user))
 	}
 	info, isResource := parseResourcePath(r)
 	note, handled := s.faults.apply(w, r, info, isResource)

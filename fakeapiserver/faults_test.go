@@ -1,0 +1,151 @@
+package fakeapiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFailNext(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	s.FailNext(FailRule{Match: Match{Verb: "list", Resource: "configmaps"}, Count: 2, Code: 429, RetryAfterSeconds: 3})
+	for range 2 {
+		r := c.get(cmPath)
+		require.Equal(t, http.StatusTooManyRequests, r.code)
+		assert.Equal(t, "3", r.header.Get("Retry-After"))
+		st := r.status(t)
+		assert.True(t, st.IsTooManyRequests())
+		assert.Equal(t, 3, st.RetryAfterSeconds())
+	}
+	assert.Equal(t, http.StatusOK, c.get(cmPath).code, "the rule is used up")
+
+	s.FailNext(FailRule{Match: Match{Resource: "pods"}, Code: 429, PlainText: true, RetryAfterSeconds: 1})
+	assert.Equal(t, http.StatusOK, c.get(cmPath).code, "other resources pass")
+	r := c.get("/api/v1/pods")
+	assert.Equal(t, http.StatusTooManyRequests, r.code)
+	assert.Equal(t, "Too many requests, please try again later.\n", string(r.body))
+
+	for _, code := range []int{500, 503, 504} {
+		s.FailNext(FailRule{Match: Match{Verb: "watch"}, Code: code})
+		r := c.get(cmPath + "?watch=1")
+		assert.Equal(t, code, r.code)
+		assert.EqualValues(t, code, r.status(t).Code)
+	}
+}
+
+func TestDelayUsesTheClock(t *testing.T) {
+	clock := NewFakeClock(time.Unix(1e9, 0))
+	s, c := newTestServer(t, Options{Clock: clock, CompactionInterval: -1})
+	s.DelayNext(DelayRule{Match: Match{Verb: "get"}, Delay: time.Hour})
+	done := make(chan response)
+	go func() {
+		done <- c.get("/api/v1/namespaces/default")
+	}()
+	require.NoError(t, clock.WaitForTimers(testContext(t), 1))
+	select {
+	case <-done:
+		t.Fatal("the request was not delayed")
+	default:
+	}
+	clock.Step(time.Hour)
+	assert.Equal(t, http.StatusOK, (<-done).code)
+}
+
+func TestExpireNextContinueAndStaleLists(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	for i := range 3 {
+		c.mustCreate(cmPath, fmt.Sprintf(`{"metadata":{"name":"cm%d"}}`, i))
+	}
+	first := decodeList(t, c.get(cmPath+"?limit=1"))
+	s.ExpireNextContinue(Match{Resource: "configmaps"}, 1, false)
+	r := c.get(cmPath + "?limit=1&continue=" + first.Metadata["continue"].(string))
+	require.Equal(t, http.StatusGone, r.code)
+	st := r.status(t)
+	assert.Empty(t, st.Continue)
+	assert.Contains(t, st.Message, "start a new list without the continue parameter")
+	assert.Equal(t, http.StatusOK, c.get(cmPath+"?limit=1&continue="+first.Metadata["continue"].(string)).code)
+
+	old := s.ResourceVersion()
+	c.mustCreate(cmPath, `{"metadata":{"name":"new"}}`)
+	s.ServeStaleLists(old)
+	l := decodeList(t, c.get(cmPath+"?resourceVersion=0"))
+	assert.Len(t, l.Items, 3, "a stale list does not see the newest object")
+	assert.Equal(t, fmt.Sprint(old), l.Metadata["resourceVersion"])
+	assert.Len(t, decodeList(t, c.get(cmPath)).Items, 4, "a consistent list does")
+	s.StopStaleLists()
+	assert.Len(t, decodeList(t, c.get(cmPath+"?resourceVersion=0")).Items, 4)
+}
+
+func TestRestartDropsConnectionsKeepsData(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	a := c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
+	w := c.watch(cmPath + "?watch=1&resourceVersion=" + rvOf(t, a))
+	require.NoError(t, s.WaitForWatchers(testContext(t), "configmaps", 1))
+	c.mustCreate(cmPath, `{"metadata":{"name":"b"}}`)
+	assert.Equal(t, "ADDED", w.next().Type)
+	s.Restart(true)
+	assert.Error(t, w.end(), "the watch connection is dropped")
+	assert.Equal(t, http.StatusOK, c.get(cmPath+"/a").code, "data survives")
+	w2 := c.watch(cmPath + "?watch=1&resourceVersion=" + rvOf(t, a))
+	assert.Equal(t, "ERROR", w2.next().Type, "after a restart older resourceVersions are too old")
+}
+
+func TestAdminEndpoint(t *testing.T) {
+	s, c := newTestServer(t, Options{Admin: true, Tokens: map[string]User{"t": {Name: "u"}}, AdminToken: "admin"})
+	r := c.post("/kubecache-admin/fail", `{"verb":"list","resource":"configmaps","code":503}`)
+	assert.Equal(t, http.StatusUnauthorized, r.code, "admin needs its token when auth is on")
+	r = c.post("/kubecache-admin/fail", `{"verb":"list","resource":"configmaps","code":503}`, "Authorization", "Bearer admin")
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	assert.Equal(t, http.StatusServiceUnavailable, c.get(cmPath, "Authorization", "Bearer t").code)
+	r = c.post("/kubecache-admin/fail", `{"code":200}`, "Authorization", "Bearer admin")
+	assert.Equal(t, http.StatusBadRequest, r.code)
+	r = c.post("/kubecache-admin/compact", ``, "Authorization", "Bearer admin")
+	require.Equal(t, http.StatusOK, r.code)
+	var out map[string]int64
+	require.NoError(t, json.Unmarshal(r.body, &out))
+	assert.Equal(t, s.ResourceVersion(), out["compacted"])
+	r = c.get("/kubecache-admin/state", "Authorization", "Bearer admin")
+	assert.Contains(t, string(r.body), `"compacted":`)
+	r = c.post("/kubecache-admin/cut-watches", `{"mode":"sideways"}`, "Authorization", "Bearer admin")
+	assert.Equal(t, http.StatusBadRequest, r.code)
+	r = c.post("/kubecache-admin/delay", `{"delay":"soon"}`, "Authorization", "Bearer admin")
+	assert.Equal(t, http.StatusBadRequest, r.code)
+}
+
+func TestRequestLogNamesFaults(t *testing.T) {
+	lines := make(chan string, 100)
+	logger := slog.New(slog.NewTextHandler(lineWriter(lines), nil))
+	s, c := newTestServer(t, Options{Logger: logger})
+	s.FailNext(FailRule{Code: 500})
+	c.get(cmPath)
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, "msg=request") {
+				assert.Contains(t, l, `fault="fail 500"`)
+				assert.Contains(t, l, "status=500")
+				return
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no request log line")
+		}
+	}
+}
+
+// lineWriter sends each write (one log record) to a channel.
+type lineWriter chan string
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	select {
+	case w <- string(p):
+	default:
+	}
+	return len(p), nil
+}
