@@ -134,8 +134,10 @@ type Clock interface {
 // systemClock is the real time.
 type systemClock struct{}
 
+// Now returns the wall-clock time.
 func (systemClock) Now() time.Time { return time.Now() }
 
+// NewTimer starts a real timer.
 func (systemClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
 	t := time.NewTimer(d)
 	return t.C, t.Stop

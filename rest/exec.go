@@ -324,6 +324,8 @@ type limitedBuffer struct {
 	overflow bool
 }
 
+// Write keeps what fits and reports all of p written, so the plugin never
+// blocks on a full pipe.
 func (b *limitedBuffer) Write(p []byte) (int, error) {
 	n := len(p)
 	if room := b.max - b.Len(); len(p) > room {

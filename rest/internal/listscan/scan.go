@@ -347,7 +347,10 @@ func (s *scanner) items() error {
 // eachError carries the callback's error out of the scanner untouched.
 type eachError struct{ err error }
 
+// Error returns the callback's message.
 func (e eachError) Error() string { return e.err.Error() }
+
+// Unwrap returns the callback's error.
 func (e eachError) Unwrap() error { return e.err }
 
 // value skips whitespace, scans the value that follows and returns
