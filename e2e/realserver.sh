@@ -1,0 +1,355 @@
+#!/usr/bin/env bash
+# realserver.sh — a real kube-apiserver + etcd on this machine, built from Go
+# modules (no Docker, no network but the Go module proxy).
+#
+#   realserver.sh build       build e2e/bin/{kube-apiserver,etcd} if missing or stale
+#   realserver.sh start DIR   start etcd + kube-apiserver on free 127.0.0.1 ports,
+#                             wait for /readyz, write DIR/kubeconfig, DIR/pids and
+#                             DIR/env; print the kubeconfig path on stdout
+#   realserver.sh stop DIR    stop both servers, wait for them, remove their data
+#
+# Everything listens on 127.0.0.1 only, and every step is bounded in time.
+# Tunables (environment):
+#   REALSERVER_BUILD_TIMEOUT  seconds per binary build        (default 1800)
+#   REALSERVER_START_TIMEOUT  seconds to wait for /readyz     (default 120)
+#   REALSERVER_STOP_TIMEOUT   seconds before SIGKILL on stop  (default 20)
+#   REALSERVER_KEEP_LOGS=1    stop keeps DIR/*.log
+#   REALSERVER_APISERVER_ARGS extra kube-apiserver flags (word-split)
+#   REALSERVER_BIN            where binaries live             (default e2e/bin)
+#
+# DIR/pids holds one "name pid" pair per line. DIR/env is shell-sourceable:
+# REALSERVER_URL, REALSERVER_TOKEN, REALSERVER_CA, REALSERVER_KUBECONFIG,
+# ETCD_URL.
+set -euo pipefail
+
+E2E_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BIN_DIR="${REALSERVER_BIN:-$E2E_DIR/bin}"
+[[ $BIN_DIR == /* ]] || BIN_DIR="$PWD/$BIN_DIR"
+BUILD_TIMEOUT="${REALSERVER_BUILD_TIMEOUT:-1800}"
+START_TIMEOUT="${REALSERVER_START_TIMEOUT:-120}"
+STOP_TIMEOUT="${REALSERVER_STOP_TIMEOUT:-20}"
+
+K8S_VERSION=v1.37.2
+VERSION_PKG=k8s.io/component-base/version
+APISERVER_LDFLAGS="-X $VERSION_PKG.gitMajor=1 -X $VERSION_PKG.gitMinor=37 -X $VERSION_PKG.gitVersion=$K8S_VERSION -X $VERSION_PKG.gitTreeState=clean -X $VERSION_PKG.gitCommit="
+
+log() { echo "realserver: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---------------------------------------------------------------- build
+
+# build_one NAME MODULE_DIR PACKAGE LDFLAGS
+build_one() {
+	local name=$1 moddir=$2 pkg=$3 ldflags=$4
+	local out="$BIN_DIR/$name" stamp="$BIN_DIR/$name.stamp" want
+	want=$(
+		{
+			cat "$moddir/go.mod" "$moddir/go.sum" "$moddir/tools.go"
+			go version
+			go env GOOS GOARCH
+			echo "CGO_ENABLED=0 -trimpath $pkg $ldflags"
+		} | sha256sum | cut -d' ' -f1
+	)
+	if [[ -x $out && -f $stamp && $(cat "$stamp") == "$want" ]]; then
+		log "$name is up to date ($out)"
+		return 0
+	fi
+	log "building $name from $pkg (timeout ${BUILD_TIMEOUT}s)..."
+	local start=$SECONDS
+	rm -f "$stamp"
+	(
+		cd "$moddir"
+		CGO_ENABLED=0 timeout --kill-after=10 "$BUILD_TIMEOUT" \
+			go build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg"
+	) || {
+		rm -f "$out.tmp"
+		die "building $name failed"
+	}
+	mv -f "$out.tmp" "$out"
+	echo "$want" >"$stamp"
+	log "built $name in $((SECONDS - start))s"
+}
+
+cmd_build() {
+	command -v go >/dev/null || die "go is not on PATH"
+	mkdir -p "$BIN_DIR"
+	# One build at a time, also across concurrent callers (each build is
+	# heavy: ~2.4 GB peak for kube-apiserver).
+	exec 9>"$BIN_DIR/.build.lock"
+	flock -w "$((2 * BUILD_TIMEOUT))" 9 || die "timed out waiting for $BIN_DIR/.build.lock"
+	build_one etcd "$E2E_DIR/etcd" go.etcd.io/etcd/server/v3 ""
+	build_one kube-apiserver "$E2E_DIR/apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$APISERVER_LDFLAGS"
+	exec 9>&-
+}
+
+# ---------------------------------------------------------------- start
+
+declare -a USED_PORTS=()
+
+# free_port sets PORT to a loopback TCP port nobody listens on, chosen below
+# the kernel's ephemeral range so outgoing connections cannot take it meanwhile.
+free_port() {
+	local p i u taken
+	for ((i = 0; i < 200; i++)); do
+		p=$((20000 + RANDOM % 12000))
+		taken=0
+		for u in "${USED_PORTS[@]}"; do [[ $u == "$p" ]] && taken=1; done
+		((taken)) && continue
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			USED_PORTS+=("$p")
+			PORT=$p
+			return 0
+		fi
+	done
+	die "no free port found"
+}
+
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# gen_pki DIR: a CA, a serving certificate for 127.0.0.1/localhost signed by
+# it, a service-account key pair and an admin token in system:masters.
+gen_pki() {
+	local pki=$1
+	mkdir -p "$pki"
+	chmod 700 "$pki"
+	cat >"$pki/openssl.cnf" <<'EOF'
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = kubecache-e2e-ca
+[ca]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign,digitalSignature
+subjectKeyIdentifier = hash
+[server]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1,DNS:localhost
+authorityKeyIdentifier = keyid
+EOF
+	(
+		set -e
+		cd "$pki"
+		openssl ecparam -name prime256v1 -genkey -noout -out ca.key 2>/dev/null
+		openssl req -x509 -new -key ca.key -config openssl.cnf -extensions ca \
+			-days 3650 -out ca.crt 2>/dev/null
+		openssl ecparam -name prime256v1 -genkey -noout -out server.key 2>/dev/null
+		openssl req -new -key server.key -subj /CN=kube-apiserver -out server.csr 2>/dev/null
+		openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
+			-days 3650 -extfile openssl.cnf -extensions server -out server.crt 2>/dev/null
+		openssl genrsa -out sa.key 2048 2>/dev/null
+		openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+		local token
+		token=$(openssl rand -hex 32)
+		echo "$token" >token
+		echo "$token,kubecache-admin,kubecache-admin,\"system:masters\"" >tokens.csv
+	) || die "generating certificates and keys with openssl failed"
+}
+
+write_kubeconfig() {
+	local file=$1 url=$2 ca=$3 token=$4
+	cat >"$file" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: kubecache-e2e
+  cluster:
+    server: $url
+    certificate-authority-data: $(base64 -w0 <"$ca")
+users:
+- name: kubecache-admin
+  user:
+    token: $token
+contexts:
+- name: kubecache-e2e
+  context:
+    cluster: kubecache-e2e
+    user: kubecache-admin
+current-context: kubecache-e2e
+EOF
+	chmod 600 "$file"
+}
+
+# early_exit NAME LOG: report a server that exited during start; fails with 2
+# when it lost a port race (worth another attempt), else 1.
+early_exit() {
+	log "$1 exited during start; see $2:"
+	tail -5 "$2" >&2
+	if grep -q 'address already in use' "$2"; then return 2; fi
+	return 1
+}
+
+# start_once DIR: one attempt with fresh ports. Returns 2 when a server lost a
+# port race, 1 on other failures.
+start_once() {
+	local dir=$1 pki=$1/pki
+	local etcd_port peer_port api_port
+	free_port; etcd_port=$PORT
+	free_port; peer_port=$PORT
+	free_port; api_port=$PORT
+	local etcd_url=http://127.0.0.1:$etcd_port
+	local api_url=https://127.0.0.1:$api_port
+
+	rm -rf "$dir/etcd-data"
+	mkdir -p "$dir/etcd-data" "$dir/apiserver-certs"
+	chmod 700 "$dir/etcd-data"
+
+	setsid "$BIN_DIR/etcd" \
+		--name=e2e \
+		--data-dir="$dir/etcd-data" \
+		--listen-client-urls="$etcd_url" \
+		--advertise-client-urls="$etcd_url" \
+		--listen-peer-urls="http://127.0.0.1:$peer_port" \
+		--initial-advertise-peer-urls="http://127.0.0.1:$peer_port" \
+		--initial-cluster="e2e=http://127.0.0.1:$peer_port" \
+		--initial-cluster-state=new \
+		--unsafe-no-fsync \
+		--log-level=warn \
+		</dev/null >"$dir/etcd.log" 2>&1 &
+	local etcd_pid=$!
+	echo "etcd $etcd_pid" >"$dir/pids"
+
+	local deadline=$((SECONDS + 30))
+	until curl -sf --max-time 2 "$etcd_url/health" 2>/dev/null | grep -q '"health":"true"'; do
+		alive "$etcd_pid" || { early_exit etcd "$dir/etcd.log"; return; }
+		((SECONDS < deadline)) || { log "etcd not healthy after 30s"; return 1; }
+		sleep 0.2
+	done
+
+	# shellcheck disable=SC2086 # REALSERVER_APISERVER_ARGS is meant to be word-split
+	setsid "$BIN_DIR/kube-apiserver" \
+		--etcd-servers="$etcd_url" \
+		--bind-address=127.0.0.1 \
+		--advertise-address=127.0.0.1 \
+		--secure-port="$api_port" \
+		--cert-dir="$dir/apiserver-certs" \
+		--tls-cert-file="$pki/server.crt" \
+		--tls-private-key-file="$pki/server.key" \
+		--token-auth-file="$pki/tokens.csv" \
+		--authorization-mode=RBAC \
+		--service-account-issuer=https://kubernetes.default.svc.cluster.local \
+		--service-account-key-file="$pki/sa.pub" \
+		--service-account-signing-key-file="$pki/sa.key" \
+		--service-cluster-ip-range=10.96.0.0/16 \
+		--endpoint-reconciler-type=none \
+		--disable-admission-plugins=ServiceAccount \
+		${REALSERVER_APISERVER_ARGS:-} \
+		</dev/null >"$dir/kube-apiserver.log" 2>&1 &
+	local api_pid=$!
+	echo "kube-apiserver $api_pid" >>"$dir/pids"
+
+	local token
+	token=$(cat "$pki/token")
+	deadline=$((SECONDS + START_TIMEOUT))
+	until [[ $(curl -s --max-time 2 --cacert "$pki/ca.crt" -H "Authorization: Bearer $token" \
+		-o /dev/null -w '%{http_code}' "$api_url/readyz" 2>/dev/null) == 200 ]]; do
+		alive "$api_pid" || { early_exit kube-apiserver "$dir/kube-apiserver.log"; return; }
+		alive "$etcd_pid" || { log "etcd died; see $dir/etcd.log"; return 1; }
+		((SECONDS < deadline)) || { log "kube-apiserver not ready after ${START_TIMEOUT}s; see $dir/kube-apiserver.log"; return 1; }
+		sleep 0.2
+	done
+
+	write_kubeconfig "$dir/kubeconfig" "$api_url" "$pki/ca.crt" "$token"
+	cat >"$dir/env" <<EOF
+REALSERVER_URL=$api_url
+REALSERVER_TOKEN=$token
+REALSERVER_CA=$pki/ca.crt
+REALSERVER_KUBECONFIG=$dir/kubeconfig
+ETCD_URL=$etcd_url
+EOF
+	chmod 600 "$dir/env"
+}
+
+cmd_start() {
+	[[ $# -eq 1 && -n $1 ]] || die "usage: $0 start DIR"
+	mkdir -p "$1"
+	local dir
+	dir=$(cd "$1" && pwd)
+	if [[ -f $dir/pids ]]; then
+		local name pid
+		while read -r name pid; do
+			alive "$pid" && die "$dir already runs $name (pid $pid); stop it first"
+		done <"$dir/pids"
+		stop_dir "$dir"
+	fi
+	[[ -x $BIN_DIR/etcd && -x $BIN_DIR/kube-apiserver ]] || cmd_build
+	local begin=$SECONDS attempt rc
+	gen_pki "$dir/pki"
+	for attempt in 1 2 3; do
+		rc=0
+		start_once "$dir" || rc=$?
+		if ((rc == 0)); then
+			log "ready in $((SECONDS - begin))s: $(grep REALSERVER_URL "$dir/env" | cut -d= -f2) (etcd $(grep ETCD_URL "$dir/env" | cut -d= -f2))"
+			echo "$dir/kubeconfig"
+			return 0
+		fi
+		kill_pids "$dir"
+		((rc == 2 && attempt < 3)) || break
+		log "port taken meanwhile; retrying with new ports"
+	done
+	REALSERVER_KEEP_LOGS=1 stop_dir "$dir"
+	die "start failed; logs kept in $dir"
+}
+
+# ---------------------------------------------------------------- stop
+
+# is_ours PID NAME: the process still runs our binary (not a recycled pid).
+is_ours() {
+	local pid=$1 name=$2
+	alive "$pid" || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "/$name "
+}
+
+kill_pids() {
+	local dir=$1 name pid
+	[[ -f $dir/pids ]] || return 0
+	local -a pids=()
+	# kube-apiserver is listed last; stop it first.
+	while read -r name pid; do
+		is_ours "$pid" "$name" && pids=("$pid" "${pids[@]}")
+	done <"$dir/pids"
+	for pid in "${pids[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+		local deadline=$((SECONDS + STOP_TIMEOUT))
+		while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+		if alive "$pid"; then
+			log "pid $pid ignored SIGTERM for ${STOP_TIMEOUT}s; sending SIGKILL"
+			kill -KILL "$pid" 2>/dev/null || true
+			deadline=$((SECONDS + 5))
+			while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+		fi
+	done
+	rm -f "$dir/pids"
+}
+
+# stop_dir removes only what start created, then DIR itself if it is empty.
+stop_dir() {
+	local dir=$1
+	kill_pids "$dir"
+	rm -rf "$dir/etcd-data" "$dir/apiserver-certs" "$dir/pki" "$dir/kubeconfig" "$dir/env"
+	[[ ${REALSERVER_KEEP_LOGS:-} == 1 ]] || rm -f "$dir/etcd.log" "$dir/kube-apiserver.log"
+	rmdir "$dir" 2>/dev/null || true
+}
+
+cmd_stop() {
+	[[ $# -eq 1 && -n $1 ]] || die "usage: $0 stop DIR"
+	[[ -d $1 ]] || { log "$1 does not exist; nothing to stop"; return 0; }
+	local dir
+	dir=$(cd "$1" && pwd)
+	stop_dir "$dir"
+	log "stopped"
+}
+
+# ---------------------------------------------------------------- main
+
+case "${1:-}" in
+build) shift; cmd_build "$@" ;;
+start) shift; cmd_start "$@" ;;
+stop) shift; cmd_stop "$@" ;;
+*)
+	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2
+	exit 2
+	;;
+esac
