@@ -103,16 +103,27 @@ func computeValues[T meta.Object](v *indexValues, defs []*indexDef[T], obj T) er
 // pins an object's memory.
 type valueIndex[T meta.Object] map[string]map[string]T
 
-// add indexes obj under key for each of values.
-func (ix valueIndex[T]) add(key string, obj T, values []string) {
+// add indexes obj under key for each of values. A set created for a value
+// gets room for sizes[value] keys (sizes may be nil), so that rebuilding an
+// index whose set sizes are known does not grow its sets step by step.
+func (ix valueIndex[T]) add(key string, obj T, values []string, sizes map[string]int) {
 	for _, v := range values {
 		set, ok := ix[v]
 		if !ok {
-			set = make(map[string]T, 1)
+			set = make(map[string]T, max(1, sizes[v]))
 			ix[strings.Clone(v)] = set
 		}
 		set[key] = obj
 	}
+}
+
+// sizes returns the number of keys under each value.
+func (ix valueIndex[T]) sizes() map[string]int {
+	out := make(map[string]int, len(ix))
+	for v, set := range ix {
+		out[v] = len(set)
+	}
+	return out
 }
 
 // remove drops key from the sets of values, and drops sets left empty.
@@ -146,5 +157,5 @@ func (ix valueIndex[T]) update(key string, obj T, oldValues, newValues []string)
 	if !slices.Equal(oldValues, newValues) {
 		ix.remove(key, oldValues)
 	}
-	ix.add(key, obj, newValues)
+	ix.add(key, obj, newValues, nil)
 }

@@ -114,7 +114,7 @@ func (x *Indexer[T]) Replace(items []T, resourceVersion string) error {
 // staged contents and their indexes are built beside the current ones,
 // which readers keep seeing until Commit swaps them.
 func (x *Indexer[T]) BeginReplace() Replacement[T] {
-	return &indexerReplacement[T]{x: x, st: x.store.beginStaging(x.store.len())}
+	return &indexerReplacement[T]{x: x, st: x.store.beginStaging(-1)}
 }
 
 // ResourceVersion returns the resourceVersion given to the last Replace or

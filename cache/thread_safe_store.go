@@ -72,7 +72,7 @@ func (s *threadSafeStore[T]) put(key string, obj T) error {
 	for i, ix := range s.indices {
 		switch {
 		case !hadOld:
-			ix.add(key, obj, s.newVals.of(i))
+			ix.add(key, obj, s.newVals.of(i), nil)
 		case oldKnown:
 			ix.update(key, obj, s.oldVals.of(i), s.newVals.of(i))
 		default:
@@ -80,7 +80,7 @@ func (s *threadSafeStore[T]) put(key string, obj T) error {
 			// succeeded when the object was stored: the object was
 			// modified in place. Find its entries the slow way.
 			ix.removeEverywhere(key)
-			ix.add(key, obj, s.newVals.of(i))
+			ix.add(key, obj, s.newVals.of(i), nil)
 		}
 	}
 	s.mu.Unlock()
@@ -353,7 +353,7 @@ func buildIndices[T meta.Object](defs []*indexDef[T], data map[string]T) ([]valu
 			return nil, fmt.Errorf("object %q: %w", key, err)
 		}
 		for i, ix := range out {
-			ix.add(key, obj, vals.of(i))
+			ix.add(key, obj, vals.of(i), nil)
 		}
 	}
 	return out, nil
@@ -365,23 +365,35 @@ type staging[T meta.Object] struct {
 	s *threadSafeStore[T]
 	// defs is the store's defs when staging began; commit builds any index
 	// added since.
-	defs     []*indexDef[T]
-	data     map[string]T
-	indices  []valueIndex[T]
+	defs    []*indexDef[T]
+	data    map[string]T
+	indices []valueIndex[T]
+	// sizes[i] has the set sizes of index i when staging began: the new
+	// sets are likely to be about as large.
+	sizes    []map[string]int
 	vals     indexValues
 	prevVals indexValues
 }
 
-// beginStaging starts a new content with room for sizeHint objects.
+// beginStaging starts a new content with room for sizeHint objects (or as
+// many as the store holds, if sizeHint is negative).
 func (s *threadSafeStore[T]) beginStaging(sizeHint int) *staging[T] {
 	s.mu.RLock()
 	defs := s.defs
+	if sizeHint < 0 {
+		sizeHint = len(s.data)
+	}
+	sizes := make([]map[string]int, len(s.indices))
+	for i, ix := range s.indices {
+		sizes[i] = ix.sizes()
+	}
 	s.mu.RUnlock()
 	st := &staging[T]{
 		s:       s,
 		defs:    defs,
 		data:    make(map[string]T, sizeHint),
 		indices: make([]valueIndex[T], len(defs)),
+		sizes:   sizes,
 	}
 	for i := range st.indices {
 		st.indices[i] = valueIndex[T]{}
@@ -406,7 +418,7 @@ func (st *staging[T]) add(key string, obj T) error {
 	}
 	st.data[key] = obj
 	for i, ix := range st.indices {
-		ix.add(key, obj, st.vals.of(i))
+		ix.add(key, obj, st.vals.of(i), st.sizes[i])
 	}
 	return nil
 }
