@@ -2,6 +2,8 @@ package fakeapiserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -195,6 +197,14 @@ func (s *Server) crdResources(obj *stored) []*Resource {
 	if listKind == "" {
 		listKind = spec.Names.Kind + "List"
 	}
+	storage := ""
+	for _, v := range spec.Versions {
+		if v.Storage {
+			storage = v.Name
+		}
+	}
+	sum := sha256.Sum256([]byte(spec.Group + "/" + storage + "/" + spec.Names.Kind))
+	hash := base64.StdEncoding.EncodeToString(sum[:8])
 	var out []*Resource
 	for _, v := range spec.Versions {
 		if !v.Served {
@@ -205,7 +215,7 @@ func (s *Server) crdResources(obj *stored) []*Resource {
 			Kind: spec.Names.Kind, ListKind: listKind, Namespaced: spec.Scope == "Namespaced",
 			Verbs: allVerbs, ShortNames: spec.Names.ShortNames, Categories: spec.Names.Categories,
 			Generation: true, Custom: true, NameRule: NamePathSegment, RequireResourceVersion: true,
-			NoWatchCache: false,
+			StorageVersionHash: hash,
 		}
 		if v.Subresources != nil {
 			if v.Subresources.Status != nil {

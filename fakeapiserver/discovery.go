@@ -157,8 +157,9 @@ func legacyResourceDoc(res *Resource, name, singular, kind, group, version strin
 		if len(res.Categories) > 0 {
 			d["categories"] = res.Categories
 		}
-		sum := sha256.Sum256([]byte(res.Group + "/" + res.Version + "/" + res.Kind))
-		d["storageVersionHash"] = hex.EncodeToString(sum[:8])
+		if res.StorageVersionHash != "" {
+			d["storageVersionHash"] = res.StorageVersionHash
+		}
 	}
 	return d
 }
@@ -181,7 +182,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 				}
 				d := map[string]any{
 					"resource":         res.Name,
-					"responseKind":     map[string]string{"group": res.Group, "version": res.Version, "kind": res.Kind},
+					"responseKind":     map[string]string{"group": "", "version": "", "kind": res.Kind},
 					"scope":            scope,
 					"singularResource": res.Singular,
 					"verbs":            res.Verbs,
@@ -194,13 +195,9 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 				}
 				var subs []any
 				for _, sub := range res.Subresources {
-					sg, sv := sub.Group, sub.Version
-					if sv == "" {
-						sg, sv = res.Group, res.Version
-					}
 					subs = append(subs, map[string]any{
 						"subresource":  sub.Name,
-						"responseKind": map[string]string{"group": sg, "version": sv, "kind": sub.Kind},
+						"responseKind": map[string]string{"group": sub.Group, "version": sub.Version, "kind": sub.Kind},
 						"verbs":        sub.Verbs,
 					})
 				}
@@ -211,12 +208,16 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 			}
 			versions = append(versions, map[string]any{"version": v.version, "resources": resources, "freshness": "Current"})
 		}
-		md := map[string]any{"creationTimestamp": nil}
+		md := map[string]any{}
 		if !core {
 			md["name"] = g.name
 		}
 		items = append(items, map[string]any{"metadata": md, "versions": versions})
 	}
 	body := marshal(map[string]any{"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": map[string]any{}, "items": items})
+	sum := sha256.Sum256(body)
+	w.Header().Set("Etag", `"`+strings.ToUpper(hex.EncodeToString(sum[:]))+`"`)
+	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Cache-Control", "public")
 	writeBody(w, negotiation{pretty: isPretty(r), contentType: mediaAggregated}, http.StatusOK, body)
 }

@@ -40,7 +40,9 @@ func writeBody(w http.ResponseWriter, n negotiation, code int, body []byte) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", ct)
-	h.Set("Cache-Control", "no-cache, private")
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-cache, private")
+	}
 	if len(body) == 0 || body[len(body)-1] != '\n' {
 		body = append(body, '\n')
 	}

@@ -13,6 +13,13 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		writeStatus(w, r, errPathNotFound())
 		return
 	}
+	if info.subresource == "binding" && res.storageKey() == "/pods" && info.verb == "create" {
+		if b := s.registry.lookup("", "v1", "bindings"); b != nil {
+			info.name = ""
+			s.handleVirtualCreate(w, r, info, b)
+			return
+		}
+	}
 	if info.subresource != "" {
 		if info.subresource != "status" || !res.hasStatus() {
 			writeStatus(w, r, errPathNotFound())
@@ -41,6 +48,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	case "watch":
 		s.handleWatch(w, r, info, res)
 	case "create":
+		if isVirtual(res) {
+			s.handleVirtualCreate(w, r, info, res)
+			return
+		}
 		s.handleCreate(w, r, info, res)
 	case "update":
 		s.handleUpdate(w, r, info, res)

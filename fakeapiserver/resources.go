@@ -1,5 +1,7 @@
 package fakeapiserver
 
+//go:generate go run ./internal/gen -in ../e2e/testdata/real/discovery -out resources_builtin.go
+
 import (
 	"fmt"
 	"slices"
@@ -22,6 +24,10 @@ type Resource struct {
 	Verbs      []string
 	ShortNames []string
 	Categories []string
+	// StorageVersionHash is what legacy discovery reports for the
+	// resource (base64 of the first 8 bytes of the SHA-256 of the storage
+	// group/version/kind).
+	StorageVersionHash string
 	// Subresources lists what discovery shows under this resource
 	// ("status", "scale", "log"...); only "status" has behaviour.
 	Subresources []Subresource
@@ -108,6 +114,9 @@ func (r *Resource) groupKind() string {
 	}
 	return r.Kind + "." + r.Group
 }
+
+// allVerbs are the verbs of an ordinary stored resource.
+var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
 // storageKey identifies the storage shared by all versions of a resource.
 func (r *Resource) storageKey() string { return r.Group + "/" + r.Name }

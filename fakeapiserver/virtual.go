@@ -1,0 +1,163 @@
+package fakeapiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// Virtual resources accept only create and store nothing: the review
+// resources answer with a computed status (everything is allowed unless a
+// forbid rule says otherwise), and a Binding assigns a pod to a node.
+
+// isVirtual reports a create-only resource.
+func isVirtual(res *Resource) bool {
+	return slices.Equal(res.Verbs, []string{"create"})
+}
+
+// handleVirtualCreate answers POST on a create-only resource.
+func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	n, err := negotiate(r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	mt, err := bodyMediaType(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	data, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if err == nil {
+		data, err = toJSON(data, mt)
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	in, err := s.decodeObject(res, info.version, data, r.URL.Query().Get("fieldValidation"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	user, _ := r.Context().Value(userKey{}).(User)
+	status, err := s.virtualStatus(r.Context(), res, info, in, user)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	rest := in.rest
+	if status != nil {
+		rest = replaceMember(rest, "status", status)
+	}
+	if res.Namespaced && in.meta.Namespace == "" {
+		in.meta.Namespace = info.namespace
+	}
+	in.meta.CreationTimestamp = meta.Time{}
+	obj, err := assemble(in.kind, in.apiVersion, in.meta, encodeRest(rest), nil)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if res.Name == "bindings" {
+		st := &meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: meta.StatusSuccess, Code: 201}
+		writeBody(w, n, http.StatusCreated, marshal(st))
+		return
+	}
+	writeBody(w, n, http.StatusCreated, encodeObject(obj, n.format, gv(res.Group, info.version)))
+}
+
+func (s *Server) virtualStatus(ctx context.Context, res *Resource, info requestInfo, in *incoming, user User) (*jsonv.Value, error) {
+	var st any
+	switch res.Name {
+	case "selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews":
+		st = map[string]any{"allowed": true}
+		if attrs := findMember(in.rest, "spec"); attrs != nil {
+			if ra := attrs.Get("resourceAttributes"); ra != nil {
+				ri := requestInfo{
+					group:     lookupString(ra, "group"),
+					resource:  lookupString(ra, "resource"),
+					namespace: lookupString(ra, "namespace"),
+					name:      lookupString(ra, "name"),
+				}
+				who := user
+				if res.Name != "selfsubjectaccessreviews" {
+					who = User{Name: lookupString(attrs, "user")}
+				}
+				if s.forbidden(who, lookupString(ra, "verb"), ri) {
+					st = map[string]any{"allowed": false, "denied": true, "reason": "forbidden by a fake API server rule"}
+				}
+			}
+		}
+	case "selfsubjectrulesreviews":
+		st = map[string]any{
+			"resourceRules":    []any{map[string]any{"verbs": []string{"*"}, "apiGroups": []string{"*"}, "resources": []string{"*"}}},
+			"nonResourceRules": []any{map[string]any{"verbs": []string{"*"}, "nonResourceURLs": []string{"*"}}},
+			"incomplete":       false,
+		}
+	case "selfsubjectreviews":
+		st = map[string]any{"userInfo": map[string]any{"username": user.Name, "groups": user.Groups}}
+	case "tokenreviews":
+		token := ""
+		if spec := findMember(in.rest, "spec"); spec != nil {
+			token = lookupString(spec, "token")
+		}
+		if u, ok := s.opts.Tokens[token]; ok {
+			st = map[string]any{"authenticated": true, "user": map[string]any{"username": u.Name, "groups": append(u.Groups, "system:authenticated")}}
+		} else {
+			st = map[string]any{"authenticated": false, "error": "invalid bearer token"}
+		}
+	case "bindings":
+		return nil, s.bindPod(ctx, info.namespace, in)
+	default:
+		return nil, nil
+	}
+	v, err := jsonv.Parse(marshal(st))
+	if err != nil {
+		return nil, err
+	}
+	return &v.Value, nil
+}
+
+// bindPod sets spec.nodeName of the named pod, as the scheduler's Binding
+// does; a pod already bound is a 409.
+func (s *Server) bindPod(ctx context.Context, ns string, in *incoming) error {
+	pods := s.registry.lookup("", "v1", "pods")
+	target := findMember(in.rest, "target")
+	node := lookupString(target, "name")
+	if pods == nil || node == "" {
+		return errInvalid("", "Binding", in.meta.Name, []fieldError{required("target.name", "")})
+	}
+	for attempt := 0; attempt < 100; attempt++ {
+		cur := s.store.get(pods.storageKey(), objectKey(ns, in.meta.Name))
+		if cur == nil {
+			return errNotFound(pods, in.meta.Name)
+		}
+		if v, _ := cur.field("spec.nodeName"); v != "" {
+			return errConflict(pods, in.meta.Name, fmt.Sprintf("pod %s is already assigned to node %q", in.meta.Name, v))
+		}
+		rest, err := restOf(cur)
+		if err != nil {
+			return err
+		}
+		spec := jsonv.NewObject()
+		if sp := findMember(rest, "spec"); sp != nil && sp.Kind == jsonv.Object {
+			spec = sp.Clone()
+		}
+		spec.Set("nodeName", jsonv.NewString(node))
+		rest = replaceMember(rest, "spec", &spec)
+		next, err := s.prepareUpdate(ctx, pods, cur, cur.meta, rest, "", "kube-scheduler", cur.apiVersion)
+		if err != nil || next == nil {
+			return err
+		}
+		if _, err := s.commitUpdate(ctx, pods, cur, next); !errors.Is(err, errChanged) {
+			return err
+		}
+	}
+	return errConflict(pods, in.meta.Name, msgModified)
+}
