@@ -24,8 +24,12 @@ import (
 //     with FinalStateUnknown set, carrying the last known state, for every
 //     known object the list does not hold.
 //   - Resync queues Sync, with the state from KnownObjects, for every object
-//     KnownObjects holds that has no queued deltas. Without KnownObjects it
-//     queues nothing.
+//     KnownObjects holds that has no queued deltas (for the object being
+//     processed, with the state it is processed with, so a Sync never goes
+//     back in time). Without KnownObjects it queues nothing.
+//   - Read as a Store (List, ListKeys, Get, GetByKey), a queue gives the
+//     newest known state of each known object; Len and QueuedKeys say what
+//     is waiting.
 //   - HasSynced turns true once everything queued by the first Replace (and
 //     before it) has been processed.
 //   - Pop calls run one at a time: a Pop waits for the previous one's
