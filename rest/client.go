@@ -117,7 +117,9 @@ func NewClient(cfg *Config) (*Client, error) {
 	if c.proxy, err = proxyFunc(cfg); err != nil {
 		return nil, fmt.Errorf("rest: %w", err)
 	}
-	c.transport = newHTTPTransport(cfg, c.tls, c.proxy)
+	// The transport adds HTTP/2 to the ALPN list of the configuration it
+	// is given; it gets its own copy so c.tls stays as built.
+	c.transport = newHTTPTransport(cfg, c.tls.Clone(), c.proxy)
 	if exec != nil {
 		exec.certChanged = c.transport.CloseIdleConnections
 	}

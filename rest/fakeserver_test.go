@@ -128,3 +128,59 @@ func TestAgainstFakeServer(t *testing.T) {
 	_, err = d.Resolve("foo")
 	assert.EqualError(t, err, `the server doesn't have a resource type "foo"`)
 }
+
+// TestAgainstFakeServerTLSAndWebsocket uses the fake server's HTTPS and
+// authentication (a token, then a client certificate) from its kubeconfig,
+// and watches over a websocket and over chunked HTTP.
+func TestAgainstFakeServerTLSAndWebsocket(t *testing.T) {
+	for _, mode := range []string{"token", "client certificate"} {
+		t.Run(mode, func(t *testing.T) {
+			opts := fakeapiserver.Options{Seed: 1, TLS: true}
+			if mode == "token" {
+				opts.Tokens = map[string]fakeapiserver.User{"fake-token-1": {Name: "alice", Groups: []string{"system:masters"}}}
+			} else {
+				opts.ClientCertificates = true
+			}
+			s := fakeapiserver.New(opts)
+			require.NoError(t, s.Start())
+			t.Cleanup(s.Close)
+			path := filepath.Join(t.TempDir(), "config")
+			require.NoError(t, s.WriteKubeconfig(path))
+			cfg, err := LoadKubeconfig(KubeconfigOptions{Path: path})
+			require.NoError(t, err)
+			require.NotEmpty(t, cfg.TLS.CAData)
+			c := newTestClient(t, cfg)
+			ctx := t.Context()
+
+			for _, ws := range []bool{false, true} {
+				req := c.Get().Namespace("default").Resource("configmaps").Param("allowWatchBookmarks", "true")
+				if ws {
+					req = req.Websocket()
+				}
+				w, err := WatchAs[*configMap](ctx, req)
+				require.NoError(t, err, "websocket=%v", ws)
+				name := fmt.Sprintf("ws-%v", ws)
+				cm := configMap{}
+				cm.Name = name
+				require.NoError(t, c.Post().Namespace("default").Resource("configmaps").Body(&cm).Do(ctx).Error())
+				for ev := range w.ResultChan() {
+					require.NotEqual(t, watch.DecodeFailed, ev.Type, "event error %v", ev.Err)
+					require.NotEqual(t, watch.Error, ev.Type, "event status %v", ev.Status)
+					if ev.Type == watch.Added && ev.Object.Name == name {
+						break
+					}
+				}
+				w.Stop()
+			}
+
+			// Without credentials the server refuses, over both transports.
+			anon := *cfg
+			anon.BearerToken, anon.TLS.CertData, anon.TLS.KeyData = "", nil, nil
+			ac := newTestClient(t, &anon)
+			err = ac.Get().Namespace("default").Resource("configmaps").Do(ctx).Error()
+			assert.True(t, IsUnauthorized(err), "anonymous get: %v", err)
+			_, err = WatchAs[*configMap](ctx, ac.Get().Namespace("default").Resource("configmaps").Websocket())
+			assert.True(t, IsUnauthorized(err), "anonymous websocket watch: %v", err)
+		})
+	}
+}

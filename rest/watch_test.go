@@ -181,6 +181,10 @@ func TestWatchWebsocket(t *testing.T) {
 			url := websocketWatchServer(t, useTLS)
 			p := getPKI(t)
 			c := newTestClient(t, &Config{Host: url, BearerToken: "ws-token", TLS: TLSConfig{CAData: p.caPEM}})
+			// A plain request first: over TLS it speaks HTTP/2, which must
+			// not leak into the websocket's TLS handshake.
+			err := c.Get().Namespace("ns").Resource("pods").Do(t.Context()).Error()
+			require.True(t, IsForbidden(err), "plain GET without Origin: %v", err)
 			w, err := WatchAs[*testPod](t.Context(), c.Get().Namespace("ns").Resource("pods").Websocket())
 			require.NoError(t, err)
 			checkWatchEvents(t, collect(t, w))

@@ -46,9 +46,13 @@ func (r *Request) dialWebsocket(ctx context.Context) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A websocket upgrade is HTTP/1.1 only: offer nothing else in ALPN, or
+	// a server that prefers HTTP/2 picks it and the handshake fails.
+	tc := c.tls.Clone()
+	tc.NextProtos = []string{"http/1.1"}
 	d := websocket.Dialer{
 		Proxy:            c.proxy,
-		TLSClientConfig:  c.tls.Clone(),
+		TLSClientConfig:  tc,
 		HandshakeTimeout: 30 * time.Second,
 	}
 	start := c.clock.Now()
