@@ -3,7 +3,6 @@ package informer
 import (
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/kubecache/kubecache/meta"
 )
@@ -49,8 +48,10 @@ type entry[T meta.Object] struct {
 	old, obj T
 	// round names the handlers an entryResync is for.
 	round *resyncRound
-	// at is when the entry was appended, for Backlog.Oldest.
-	at time.Time
+	// at is when the entry was appended, in nanoseconds since the
+	// informer's epoch, for Backlog.Oldest. (A time.Time would hold a
+	// pointer, one more write barrier per entry.)
+	at int64
 }
 
 // segmentSize is the number of entries per segment: large enough that

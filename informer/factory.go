@@ -74,9 +74,6 @@ type sharedInformer struct {
 	}
 	// typed is the *Informer[T], handed back by For.
 	typed any
-	// transform identifies the transform's function, to refuse two
-	// functions under one name.
-	transform uintptr
 }
 
 // NewFactory returns a Factory whose informers list and watch through
@@ -92,9 +89,12 @@ func NewFactory(client rest.Getter, opts FactoryOptions) *Factory {
 
 // For returns the Factory's informer for spec and T, creating it on first
 // use. Its name is spec.Resource, prefixed by "namespace/" when the Source
-// has a namespace. It fails when the Source or the options are invalid,
-// when another function was registered under the same transform name, or
-// when the Factory has stopped (ErrStopped).
+// has a namespace. It fails when the Source or the options are invalid (a
+// transform needs a Name to be shared), or when the Factory has stopped
+// (ErrStopped).
+//
+// A transform is known by its Name alone (Go cannot compare functions):
+// callers that use one Name must mean one function.
 func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
 	key := factoryKey{
 		typ:           reflect.TypeFor[T](),
@@ -103,20 +103,13 @@ func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
 		queue:         spec.Queue,
 		skipUnchanged: spec.SkipUnchangedUpdates,
 	}
-	var fn uintptr
-	if spec.Transform.Func != nil {
-		if spec.Transform.Name == "" {
-			return nil, fmt.Errorf("informer for %s: %w: a shared transform needs a Name", spec.Resource, ErrInvalidOptions)
-		}
-		fn = reflect.ValueOf(spec.Transform.Func).Pointer()
+	if spec.Transform.Func != nil && spec.Transform.Name == "" {
+		return nil, fmt.Errorf("informer for %s: %w: a shared transform needs a Name", spec.Resource, ErrInvalidOptions)
 	}
 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if s, ok := f.informers[key]; ok {
-		if s.transform != fn {
-			return nil, fmt.Errorf("informer for %s: %w: transform %q was registered with a different function", spec.Resource, ErrInvalidOptions, spec.Transform.Name)
-		}
 		return s.typed.(*Informer[T]), nil
 	}
 	if f.state == stateStopped {
@@ -142,7 +135,7 @@ func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sharedInformer{inf: inf, typed: inf, transform: fn}
+	s := &sharedInformer{inf: inf, typed: inf}
 	f.informers[key] = s
 	f.order = append(f.order, s)
 	if f.state == stateRunning {

@@ -18,13 +18,6 @@ import (
 	"github.com/kubecache/kubecache/rest"
 )
 
-// ConfigMap declares the fields the tests read.
-type ConfigMap struct {
-	meta.TypeMeta   `json:",inline"`
-	meta.ObjectMeta `json:"metadata"`
-	Data            map[string]string `json:"data,omitempty"`
-}
-
 // testTimeout bounds every wait of a test; reaching it fails the test.
 const testTimeout = 20 * time.Second
 

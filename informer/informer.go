@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/meta"
@@ -86,9 +87,12 @@ var (
 // All methods are safe for concurrent use. Handlers may be added before or
 // while it runs. Objects it hands out are shared and must not be modified.
 type Informer[T meta.Object] struct {
-	name    string
-	opts    Options[T]
-	clock   Clock
+	name  string
+	opts  Options[T]
+	clock Clock
+	// epoch is the clock's time at New; log entries are timestamped
+	// relative to it.
+	epoch   time.Time
 	indexer *cache.Indexer[T]
 	queue   cache.Queue[T]
 	store   *queueStore[T]
@@ -127,6 +131,9 @@ type Informer[T meta.Object] struct {
 
 	// resyncChanged wakes the resync loop when handlers come or go.
 	resyncChanged chan struct{}
+	// processFn is inf.process as a value, made once: a method value
+	// made at each Pop would allocate per event.
+	processFn cache.PopProcessFunc[T]
 }
 
 // runState is where an informer is in its life.
@@ -168,6 +175,8 @@ func New[T meta.Object](lw reflector.ListerWatcher[T], opts Options[T]) (*Inform
 	if inf.clock == nil {
 		inf.clock = realClock{}
 	}
+	inf.processFn = inf.process
+	inf.epoch = inf.clock.Now()
 	inf.name = opts.Name
 	if inf.name == "" {
 		inf.name = opts.Reflector.Name
@@ -362,7 +371,7 @@ func (inf *Informer[T]) removeListener(l *listener[T]) {
 // processLoop pops the queue until it is closed or ctx is done.
 func (inf *Informer[T]) processLoop(ctx context.Context) {
 	for {
-		err := inf.queue.Pop(ctx, inf.process)
+		err := inf.queue.Pop(ctx, inf.processFn)
 		if ctx.Err() != nil || errors.Is(err, cache.ErrClosed) {
 			return
 		}
@@ -392,7 +401,7 @@ func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
 				continue
 			}
 			if notify {
-				inf.log.appendLocked(entry[T]{kind: entryDelete, obj: d.Object, flag: d.FinalStateUnknown, at: inf.clock.Now()})
+				inf.log.appendLocked(entry[T]{kind: entryDelete, obj: d.Object, flag: d.FinalStateUnknown, at: inf.now()})
 			}
 			continue
 		}
@@ -404,11 +413,11 @@ func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
 		switch {
 		case !notify:
 		case !existed:
-			inf.log.appendLocked(entry[T]{kind: entryAdd, obj: d.Object, flag: initial, at: inf.clock.Now()})
+			inf.log.appendLocked(entry[T]{kind: entryAdd, obj: d.Object, flag: initial, at: inf.now()})
 		case inf.opts.SkipUnchangedUpdates && d.Type != cache.Sync &&
 			old.GetObjectMeta().ResourceVersion == d.Object.GetObjectMeta().ResourceVersion:
 		default:
-			inf.log.appendLocked(entry[T]{kind: entryUpdate, old: old, obj: d.Object, at: inf.clock.Now()})
+			inf.log.appendLocked(entry[T]{kind: entryUpdate, old: old, obj: d.Object, at: inf.now()})
 		}
 	}
 	if inf.log.pendingLocked() >= publishBatch || inf.queue.Len() == 0 {
@@ -452,6 +461,9 @@ func (inf *Informer[T]) recordReflectorError(e *reflector.Error) {
 	}
 	inf.report(e)
 }
+
+// now returns the clock's time as a log timestamp.
+func (inf *Informer[T]) now() int64 { return int64(inf.clock.Now().Sub(inf.epoch)) }
 
 // report hands err to Options.OnError.
 func (inf *Informer[T]) report(err error) {

@@ -291,5 +291,5 @@ func (l *listener[T]) entryTime(seq uint64) (time.Time, bool) {
 	if s == nil || seq < s.base {
 		return time.Time{}, false
 	}
-	return s.entries[seq-s.base].at, true
+	return l.inf.epoch.Add(time.Duration(s.entries[seq-s.base].at)), true
 }

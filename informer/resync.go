@@ -77,8 +77,9 @@ func (inf *Informer[T]) resyncDue() {
 	if len(round.members) == 0 || !inf.synced.Load() {
 		return
 	}
+	at := int64(now.Sub(inf.epoch))
 	for _, obj := range inf.indexer.List() {
-		inf.log.appendLocked(entry[T]{kind: entryResync, obj: obj, round: round, at: now})
+		inf.log.appendLocked(entry[T]{kind: entryResync, obj: obj, round: round, at: at})
 	}
 	inf.log.publishLocked()
 }

@@ -23,8 +23,8 @@ import (
 // Options.OnError, naming the object.
 //
 // Name identifies the transform: a Factory shares an informer only between
-// callers asking for the same Name (and refuses two different functions
-// under one Name). The zero Transform does nothing.
+// callers asking for the same Name, so one Name must always mean one
+// function. The zero Transform does nothing.
 type Transform[T meta.Object] struct {
 	Name string
 	Func func(obj T) (T, error)
