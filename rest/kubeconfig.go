@@ -32,6 +32,25 @@ type KubeconfigOptions struct {
 // kubeconfig file to read at all.
 var ErrNoKubeconfig = errors.New("no kubeconfig found")
 
+// ErrContextNotFound, ErrClusterNotFound and ErrUserNotFound are wrapped by
+// LoadKubeconfig's error when the chosen context, or the cluster or user it
+// names, is not in any kubeconfig file.
+var (
+	ErrContextNotFound = errors.New("context not found")
+	ErrClusterNotFound = errors.New("cluster not found")
+	ErrUserNotFound    = errors.New("user not found")
+)
+
+// notFound wraps sentinel in an error whose text stays "<what> "<name>" not found".
+type notFound struct {
+	sentinel error
+	what     string
+	name     string
+}
+
+func (e *notFound) Error() string { return fmt.Sprintf("%s %q not found", e.what, e.name) }
+func (e *notFound) Unwrap() error { return e.sentinel }
+
 // LoadKubeconfig reads kubeconfig files the way kubectl does and returns the
 // Config of the chosen context: its cluster (server, CA, TLS options, proxy),
 // its user (client certificate, token, token file, exec plugin,
@@ -270,7 +289,7 @@ func (m *mergedKubeconfig) resolve(contextName string) (*Config, error) {
 	}
 	ctx, ok := m.contexts[contextName]
 	if !ok {
-		return nil, fmt.Errorf("kubeconfig %s: context %q not found", files, contextName)
+		return nil, fmt.Errorf("kubeconfig %s: %w", files, &notFound{ErrContextNotFound, "context", contextName})
 	}
 	where := fmt.Sprintf("kubeconfig %s: context %q", ctx.file, contextName)
 	if ctx.val.Cluster == "" {
@@ -278,7 +297,7 @@ func (m *mergedKubeconfig) resolve(contextName string) (*Config, error) {
 	}
 	cl, ok := m.clusters[ctx.val.Cluster]
 	if !ok {
-		return nil, fmt.Errorf("%s: cluster %q not found", where, ctx.val.Cluster)
+		return nil, fmt.Errorf("%s: %w", where, &notFound{ErrClusterNotFound, "cluster", ctx.val.Cluster})
 	}
 	cfg := &Config{Namespace: ctx.val.Namespace}
 	if err := applyCluster(cfg, cl.val); err != nil {
@@ -287,7 +306,7 @@ func (m *mergedKubeconfig) resolve(contextName string) (*Config, error) {
 	if ctx.val.User != "" {
 		u, ok := m.users[ctx.val.User]
 		if !ok {
-			return nil, fmt.Errorf("%s: user %q not found", where, ctx.val.User)
+			return nil, fmt.Errorf("%s: %w", where, &notFound{ErrUserNotFound, "user", ctx.val.User})
 		}
 		if err := applyUser(cfg, u.val); err != nil {
 			return nil, fmt.Errorf("kubeconfig %s: user %q: %w", u.file, ctx.val.User, err)

@@ -380,3 +380,31 @@ func FuzzKubeconfig(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadKubeconfigNotFoundSentinels(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config")
+	content := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: []
+contexts:
+- {name: good, context: {cluster: c}}
+- {name: nocluster, context: {cluster: ghost}}
+- {name: nouser, context: {cluster: c, user: ghost}}
+current-context: good
+`
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	tests := []struct {
+		context string
+		want    error
+	}{
+		{"missing", ErrContextNotFound},
+		{"nocluster", ErrClusterNotFound},
+		{"nouser", ErrUserNotFound},
+	}
+	for _, tt := range tests {
+		_, err := LoadKubeconfig(KubeconfigOptions{Path: path, Context: tt.context})
+		assert.ErrorIs(t, err, tt.want, "LoadKubeconfig(context %q)", tt.context)
+	}
+}
