@@ -127,16 +127,21 @@ func (s *Server) serveGroupVersionDiscovery(w http.ResponseWriter, r *http.Reque
 			if v.version != version {
 				continue
 			}
-			resources := []map[string]any{}
+			resources := []apiResourceDoc{}
 			for _, res := range v.resources {
 				resources = append(resources, legacyResourceDoc(res, res.Name, res.Singular, res.Kind, "", "", res.Verbs, true))
 				for _, sub := range res.Subresources {
 					resources = append(resources, legacyResourceDoc(res, res.Name+"/"+sub.Name, "", sub.Kind, sub.Group, sub.Version, sub.Verbs, false))
 				}
 			}
-			doc := map[string]any{"kind": "APIResourceList", "groupVersion": gv(group, version), "resources": resources}
+			doc := struct {
+				Kind         string           `json:"kind"`
+				APIVersion   string           `json:"apiVersion,omitempty"`
+				GroupVersion string           `json:"groupVersion"`
+				Resources    []apiResourceDoc `json:"resources"`
+			}{Kind: "APIResourceList", GroupVersion: gv(group, version), Resources: resources}
 			if group != "" {
-				doc["apiVersion"] = "v1"
+				doc.APIVersion = "v1"
 			}
 			writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, marshal(doc))
 			return
@@ -145,74 +150,95 @@ func (s *Server) serveGroupVersionDiscovery(w http.ResponseWriter, r *http.Reque
 	writeStatus(w, r, errPathNotFound())
 }
 
-func legacyResourceDoc(res *Resource, name, singular, kind, group, version string, verbs []string, main bool) map[string]any {
-	d := map[string]any{"name": name, "singularName": singular, "namespaced": res.Namespaced, "kind": kind, "verbs": verbs}
-	if group != "" {
-		d["group"], d["version"] = group, version
-	}
+// apiResourceDoc is one entry of an APIResourceList, fields in the real
+// server's order.
+type apiResourceDoc struct {
+	Name               string   `json:"name"`
+	SingularName       string   `json:"singularName"`
+	Namespaced         bool     `json:"namespaced"`
+	Group              string   `json:"group,omitempty"`
+	Version            string   `json:"version,omitempty"`
+	Kind               string   `json:"kind"`
+	Verbs              []string `json:"verbs"`
+	ShortNames         []string `json:"shortNames,omitempty"`
+	Categories         []string `json:"categories,omitempty"`
+	StorageVersionHash string   `json:"storageVersionHash,omitempty"`
+}
+
+func legacyResourceDoc(res *Resource, name, singular, kind, group, version string, verbs []string, main bool) apiResourceDoc {
+	d := apiResourceDoc{Name: name, SingularName: singular, Namespaced: res.Namespaced, Group: group, Version: version, Kind: kind, Verbs: verbs}
 	if main {
-		if len(res.ShortNames) > 0 {
-			d["shortNames"] = res.ShortNames
-		}
-		if len(res.Categories) > 0 {
-			d["categories"] = res.Categories
-		}
-		if res.StorageVersionHash != "" {
-			d["storageVersionHash"] = res.StorageVersionHash
-		}
+		d.ShortNames, d.Categories, d.StorageVersionHash = res.ShortNames, res.Categories, res.StorageVersionHash
 	}
 	return d
 }
 
+// The aggregated discovery document (apidiscovery.k8s.io/v2).
+type (
+	aggregatedGroup struct {
+		Metadata map[string]string  `json:"metadata"`
+		Versions []aggregatedVersion `json:"versions"`
+	}
+	aggregatedVersion struct {
+		Version   string               `json:"version"`
+		Resources []aggregatedResource `json:"resources"`
+		Freshness string               `json:"freshness"`
+	}
+	aggregatedResource struct {
+		Resource         string                  `json:"resource"`
+		ResponseKind     responseKind            `json:"responseKind"`
+		Scope            string                  `json:"scope"`
+		SingularResource string                  `json:"singularResource"`
+		Verbs            []string                `json:"verbs"`
+		ShortNames       []string                `json:"shortNames,omitempty"`
+		Categories       []string                `json:"categories,omitempty"`
+		Subresources     []aggregatedSubresource `json:"subresources,omitempty"`
+	}
+	aggregatedSubresource struct {
+		Subresource  string       `json:"subresource"`
+		ResponseKind responseKind `json:"responseKind"`
+		Verbs        []string     `json:"verbs"`
+	}
+	responseKind struct {
+		Group   string `json:"group"`
+		Version string `json:"version"`
+		Kind    string `json:"kind"`
+	}
+)
+
 // writeAggregated serves the apidiscovery.k8s.io/v2 document for /api
 // (core) or /apis (every other group).
 func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bool) {
-	items := []any{}
+	items := []aggregatedGroup{}
 	for _, g := range s.registry.snapshot() {
 		if (g.name == "") != core {
 			continue
 		}
-		versions := []any{}
+		item := aggregatedGroup{Metadata: map[string]string{}}
+		if !core {
+			item.Metadata["name"] = g.name
+		}
 		for _, v := range g.versions {
-			resources := []any{}
+			av := aggregatedVersion{Version: v.version, Resources: []aggregatedResource{}, Freshness: "Current"}
 			for _, res := range v.resources {
 				scope := "Cluster"
 				if res.Namespaced {
 					scope = "Namespaced"
 				}
-				d := map[string]any{
-					"resource":         res.Name,
-					"responseKind":     map[string]string{"group": "", "version": "", "kind": res.Kind},
-					"scope":            scope,
-					"singularResource": res.Singular,
-					"verbs":            res.Verbs,
+				ar := aggregatedResource{
+					Resource: res.Name, ResponseKind: responseKind{Kind: res.Kind}, Scope: scope,
+					SingularResource: res.Singular, Verbs: res.Verbs, ShortNames: res.ShortNames, Categories: res.Categories,
 				}
-				if len(res.ShortNames) > 0 {
-					d["shortNames"] = res.ShortNames
-				}
-				if len(res.Categories) > 0 {
-					d["categories"] = res.Categories
-				}
-				var subs []any
 				for _, sub := range res.Subresources {
-					subs = append(subs, map[string]any{
-						"subresource":  sub.Name,
-						"responseKind": map[string]string{"group": sub.Group, "version": sub.Version, "kind": sub.Kind},
-						"verbs":        sub.Verbs,
+					ar.Subresources = append(ar.Subresources, aggregatedSubresource{
+						Subresource: sub.Name, ResponseKind: responseKind{Group: sub.Group, Version: sub.Version, Kind: sub.Kind}, Verbs: sub.Verbs,
 					})
 				}
-				if len(subs) > 0 {
-					d["subresources"] = subs
-				}
-				resources = append(resources, d)
+				av.Resources = append(av.Resources, ar)
 			}
-			versions = append(versions, map[string]any{"version": v.version, "resources": resources, "freshness": "Current"})
+			item.Versions = append(item.Versions, av)
 		}
-		md := map[string]any{}
-		if !core {
-			md["name"] = g.name
-		}
-		items = append(items, map[string]any{"metadata": md, "versions": versions})
+		items = append(items, item)
 	}
 	body := marshal(map[string]any{"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": map[string]any{}, "items": items})
 	sum := sha256.Sum256(body)
