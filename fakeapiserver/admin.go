@@ -18,6 +18,7 @@ import (
 //	POST /kubecache-admin/expire-continue  {"resource","count","inconsistent"}
 //	POST /kubecache-admin/cut-watches      {"resource","namespace","mode":"abort|midframe|clean"}
 //	POST /kubecache-admin/stall-watches    {"resource","namespace"}
+//	POST /kubecache-admin/corrupt-next-frame {"resource","namespace"}
 //	POST /kubecache-admin/compact          {"resourceVersion":N} (omitted: now)
 //	POST /kubecache-admin/restart          {"compact":true}
 //	POST /kubecache-admin/stale-lists      {"resourceVersion":N} (0 stops)
@@ -121,6 +122,12 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		result["count"] = s.CutWatches(req.Match, mode)
+	case "corrupt-next-frame":
+		var m Match
+		if !decode(&m) {
+			return
+		}
+		result["count"] = s.CorruptNextWatchFrame(m)
 	case "stall-watches":
 		var m Match
 		if !decode(&m) {

@@ -252,7 +252,7 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		writeError(w, r, err)
 		return
 	}
-	lo, err := parseListOptions(r, res, "", false)
+	lo, err := parseListOptions(r, res, "", false, !s.opts.DisableWatchList)
 	if err != nil {
 		writeError(w, r, err)
 		return

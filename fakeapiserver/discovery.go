@@ -176,7 +176,7 @@ func legacyResourceDoc(res *Resource, name, singular, kind, group, version strin
 // The aggregated discovery document (apidiscovery.k8s.io/v2).
 type (
 	aggregatedGroup struct {
-		Metadata map[string]string  `json:"metadata"`
+		Metadata map[string]string   `json:"metadata"`
 		Versions []aggregatedVersion `json:"versions"`
 	}
 	aggregatedVersion struct {

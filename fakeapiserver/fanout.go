@@ -55,6 +55,9 @@ type watcher struct {
 	// abort, set by the handler, interrupts a write blocked on a client
 	// that does not read.
 	abort func()
+	// corrupt replaces the next event with a malformed frame (fault
+	// injection).
+	corrupt bool
 	// stall makes the handler stop reading its queue (fault injection).
 	stall chan struct{}
 	// info describes the watch for fault matching and WaitForWatchers.
@@ -94,6 +97,15 @@ func (w *watcher) interrupt() {
 	if abort != nil {
 		abort()
 	}
+}
+
+// takeCorrupt reports and clears the corrupt-next-frame fault.
+func (w *watcher) takeCorrupt() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.corrupt
+	w.corrupt = false
+	return c
 }
 
 // stallChan returns the channel a stalled watcher waits on instead of

@@ -211,6 +211,24 @@ func (s *Server) CutWatches(m Match, mode CutMode) int {
 	return len(hit)
 }
 
+// CorruptNextWatchFrame makes the next event of every open watch that m
+// matches go out as a malformed frame ({"type":…,"object":{not json}}) and
+// returns how many watches were marked. The event itself is lost; the
+// stream goes on.
+func (s *Server) CorruptNextWatchFrame(m Match) int {
+	n := 0
+	s.store.eachWatcher(func(w *watcher) {
+		if (m.Namespace == "" || m.Namespace == w.info.namespace) && m.matchesResource(w.info.group, w.info.resource) {
+			w.mu.Lock()
+			w.corrupt = true
+			w.mu.Unlock()
+			n++
+		}
+	})
+	s.log.Info("fault", "fault", "corrupt next watch frame", "count", n)
+	return n
+}
+
 // StallWatches makes every open watch that m matches stop reading its
 // queue, so the slow-watcher rule closes it once the queue fills. It
 // returns how many.

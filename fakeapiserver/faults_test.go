@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -148,4 +149,52 @@ func (w lineWriter) Write(p []byte) (int, error) {
 	default:
 	}
 	return len(p), nil
+}
+
+func TestCorruptNextWatchFrame(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	a := c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
+	req, err := http.NewRequest(http.MethodGet, c.base+cmPath+"?watch=1&resourceVersion="+rvOf(t, a), nil)
+	require.NoError(t, err)
+	resp, err := c.http.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.NoError(t, s.WaitForWatchers(testContext(t), "configmaps", 1))
+	require.Equal(t, 1, s.CorruptNextWatchFrame(Match{Resource: "configmaps"}))
+	c.mustCreate(cmPath, `{"metadata":{"name":"b"}}`)
+	c.mustCreate(cmPath, `{"metadata":{"name":"c"}}`)
+	rd := bufio.NewReader(resp.Body)
+	line, err := rd.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, `{"type":"ADDED","object":{not json}}`+"\n", line)
+	line, err = rd.ReadString('\n')
+	require.NoError(t, err)
+	assert.Contains(t, line, `"name":"c"`, "the stream goes on")
+}
+
+func TestDeviationOptions(t *testing.T) {
+	s, c := newTestServer(t, Options{WithholdInitialEventsEnd: true, IgnoreLimit: true})
+	for i := range 3 {
+		c.mustCreate(cmPath, fmt.Sprintf(`{"metadata":{"name":"cm%d"}}`, i))
+	}
+	l := decodeList(t, c.get(cmPath+"?limit=1"))
+	assert.Len(t, l.Items, 3, "IgnoreLimit answers in one page")
+	assert.NotContains(t, l.Metadata, "continue")
+	w := c.watch(cmPath + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+	for range 3 {
+		assert.Equal(t, "ADDED", w.next().Type)
+	}
+	c.mustCreate(cmPath, `{"metadata":{"name":"later"}}`)
+	assert.Equal(t, "ADDED", w.next().Type, "no initial-events-end bookmark before the next event")
+	_ = s
+
+	_, c2 := newTestServer(t, Options{DisableWatchList: true})
+	r := c2.get(cmPath + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan")
+	require.Equal(t, http.StatusUnprocessableEntity, r.code)
+	assert.Contains(t, r.status(t).Message, "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")
+	c2.mustCreate(cmPath, `{"metadata":{"name":"x"}}`)
+	w2 := c2.watch(cmPath + "?watch=1&allowWatchBookmarks=true")
+	assert.Equal(t, "ADDED", w2.next().Type, "a plain watch still lists first")
+	c2.mustCreate(cmPath, `{"metadata":{"name":"y"}}`)
+	assert.Equal(t, "ADDED", w2.next().Type, "but without the end bookmark")
 }

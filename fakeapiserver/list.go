@@ -79,7 +79,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info request
 		writeError(w, r, err)
 		return
 	}
-	opts, err := parseListOptions(r, res, "", false)
+	opts, err := parseListOptions(r, res, "", false, !s.opts.DisableWatchList)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -95,6 +95,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info request
 // list reads one page.
 func (s *Server) list(ctx context.Context, res *Resource, namespace string, o listOptions) (listResult, error) {
 	table := res.storageKey()
+	if s.opts.IgnoreLimit {
+		o.limit = 0
+	}
 	var (
 		snap   pmap.Map[*stored]
 		readRV int64

@@ -30,8 +30,8 @@ const (
 
 // parseListOptions reads and validates the options. isWatch selects the
 // watch rules, including the 1.37 default that turns a watch from "" or
-// "0" into a streaming list.
-func parseListOptions(r *http.Request, res *Resource, name string, isWatch bool) (listOptions, error) {
+// "0" into a streaming list; watchList says the WatchList feature is on.
+func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watchList bool) (listOptions, error) {
 	q := r.URL.Query()
 	var o listOptions
 	var err error
@@ -72,12 +72,12 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch bool)
 		o.sendInitialEvents = &b
 	}
 
-	if isWatch && o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
+	if isWatch && watchList && o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
 		t := true
 		o.sendInitialEvents = &t
 		o.match = matchNotOlderThan
 	}
-	if errs := o.validate(isWatch); len(errs) > 0 {
+	if errs := o.validate(isWatch, watchList); len(errs) > 0 {
 		return o, errInvalidListOptions(errs)
 	}
 
@@ -98,11 +98,14 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch bool)
 	return o, nil
 }
 
-func (o listOptions) validate(isWatch bool) []fieldError {
+func (o listOptions) validate(isWatch, watchList bool) []fieldError {
 	var errs []fieldError
 	if isWatch {
 		if o.sendInitialEvents != nil && o.match != matchNotOlderThan {
 			errs = append(errs, forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		}
+		if o.sendInitialEvents != nil && !watchList {
+			errs = append(errs, forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
 		}
 		if o.match != "" {
 			if o.sendInitialEvents == nil {

@@ -88,6 +88,22 @@ type Options struct {
 	ClientCertificates bool
 	// Forbid denies matching requests with 403.
 	Forbid []ForbidRule
+
+	// Deviations from the real server, for testing clients against
+	// servers that behave differently.
+
+	// DisableWatchList behaves like a server with the WatchList feature
+	// gate off: sendInitialEvents is refused (422) and a watch from ""
+	// or "0" is not turned into a streaming list (its initial ADDED
+	// events end without a bookmark).
+	DisableWatchList bool
+	// WithholdInitialEventsEnd accepts streaming lists but never sends
+	// the k8s.io/initial-events-end bookmark: the server that leaves
+	// informers unsynced forever.
+	WithholdInitialEventsEnd bool
+	// IgnoreLimit answers every list in one page whatever limit says, as
+	// some aggregated API servers do.
+	IgnoreLimit bool
 }
 
 // withDefaults fills in zero fields.

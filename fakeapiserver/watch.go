@@ -80,7 +80,7 @@ func (s *Server) parseWatch(r *http.Request, info requestInfo, res *Resource) (w
 	if err != nil {
 		return watchRequest{}, err
 	}
-	opts, err := parseListOptions(r, res, info.name, true)
+	opts, err := parseListOptions(r, res, info.name, true, !s.opts.DisableWatchList)
 	if err != nil {
 		return watchRequest{}, err
 	}
@@ -100,6 +100,11 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	o := wr.opts
 	rv, _ := parseRV(o.rv)
 	initial := o.sendInitialEvents != nil && *o.sendInitialEvents
+	// With the WatchList gate off, a watch from "" or "0" still starts
+	// with ADDED for every object (the legacy behaviour), without the
+	// bookmark that ends a streaming list.
+	legacyInitial := o.sendInitialEvents == nil && rv == 0
+	initial = initial || legacyInitial
 	start := watchStart{initial: initial, from: rv}
 	if o.sendInitialEvents != nil && !initial && rv == 0 {
 		start.from = s.store.resourceVersion()
@@ -175,6 +180,14 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 				return
 			}
 		case <-reg.w.done:
+			if reg.w.stopReason() == stopResourceGone {
+				// The last changes (the deletions) are still queued.
+				for len(reg.w.queue) > 0 {
+					if err := st.send(<-reg.w.queue); err != nil {
+						return
+					}
+				}
+			}
 			st.stopped()
 			return
 		case <-deadline.C():
@@ -257,7 +270,7 @@ func (st *watchStream) sendInitial(reg watchRegistration) error {
 	if err != nil {
 		return err
 	}
-	if o.allowBookmarks {
+	if o.allowBookmarks && o.sendInitialEvents != nil && !st.s.opts.WithholdInitialEventsEnd {
 		if err := st.write(watch.Bookmark, st.bookmarkObject(reg.snapRV, true)); err != nil {
 			return err
 		}
@@ -299,6 +312,10 @@ func (st *watchStream) send(c *change) error {
 		typ = watch.Deleted
 	}
 	st.lastRV = c.rv
+	if st.w.takeCorrupt() {
+		st.s.log.Info("fault", "fault", "corrupt watch frame", "resource", st.wr.res.groupResource())
+		return st.sink.frame(typ, []byte("{not json}"))
+	}
 	return st.write(typ, c.encoded(key))
 }
 
