@@ -47,6 +47,9 @@ type Options struct {
 	Single bool
 	// Now is the time ages are measured at; zero means time.Now().
 	Now time.Time
+	// ShowManagedFields keeps metadata.managedFields in JSON and YAML;
+	// kubectl leaves it out unless asked (--show-managed-fields).
+	ShowManagedFields bool
 }
 
 // Print writes objs, in the order given, in opts.Format. Objects are not
@@ -67,7 +70,7 @@ func Print(w io.Writer, res Resource, objs []*meta.Unstructured, opts Options) e
 		}
 		return nil
 	case JSON, YAML:
-		doc, err := document(res, objs, opts.Single)
+		doc, err := document(res, objs, opts.Single, opts.ShowManagedFields)
 		if err != nil {
 			return err
 		}
@@ -113,11 +116,16 @@ type listDocument struct {
 	} `json:"metadata"`
 }
 
-// document encodes objs as one object (single) or a List.
-func document(res Resource, objs []*meta.Unstructured, single bool) ([]byte, error) {
+// document encodes objs as one object (single) or a List, without their
+// managedFields unless managedFields.
+func document(res Resource, objs []*meta.Unstructured, single, managedFields bool) ([]byte, error) {
 	items := make([]json.RawMessage, 0, len(objs))
 	for _, o := range objs {
-		b, err := withType(res, o).MarshalJSON()
+		o = WithType(res, o)
+		if !managedFields && o.ManagedFields != nil {
+			o = WithoutManagedFields(o)
+		}
+		b, err := o.MarshalJSON()
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", meta.Key(o), err)
 		}
@@ -129,8 +137,10 @@ func document(res Resource, objs []*meta.Unstructured, single bool) ([]byte, err
 	return json.Marshal(listDocument{APIVersion: "v1", Kind: "List", Items: items})
 }
 
-// withType returns o, or a copy with the kind and apiVersion it lacks.
-func withType(res Resource, o *meta.Unstructured) *meta.Unstructured {
+// WithType returns o if it has its kind and apiVersion, or else a copy
+// with them filled in from res: items of a list carry neither on the wire.
+// o is never modified.
+func WithType(res Resource, o *meta.Unstructured) *meta.Unstructured {
 	if o.Kind != "" && o.APIVersion != "" {
 		return o
 	}
@@ -141,6 +151,14 @@ func withType(res Resource, o *meta.Unstructured) *meta.Unstructured {
 	if c.APIVersion == "" {
 		c.APIVersion = res.APIVersion()
 	}
+	return c
+}
+
+// WithoutManagedFields returns a copy of o without metadata.managedFields;
+// o is not modified.
+func WithoutManagedFields(o *meta.Unstructured) *meta.Unstructured {
+	c := o.DeepCopy()
+	c.ManagedFields = nil
 	return c
 }
 

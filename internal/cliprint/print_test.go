@@ -227,7 +227,7 @@ status: {conditions: [{type: Ready, status: "True"}]}`)
 }
 
 func TestNameJSONAndYAML(t *testing.T) {
-	a := object(t, `{metadata: {name: a, namespace: default, resourceVersion: "5"}, data: {k: v}}`)
+	a := object(t, `{metadata: {name: a, namespace: default, resourceVersion: "5", managedFields: [{manager: kubectl}]}, data: {k: v}}`)
 	b := object(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: b, namespace: default}}`)
 	assert.Equal(t, "configmap/a\nconfigmap/b\n", render(t, configmaps, Options{Format: Name}, a, b))
 	assert.Equal(t, "deployment.apps/web\n", NameOf(deployments, "web")+"\n")
@@ -247,6 +247,9 @@ func TestNameJSONAndYAML(t *testing.T) {
 }
 `, got)
 	assert.Empty(t, a.Kind, "Print must not modify the object it prints")
+	assert.NotNil(t, a.ManagedFields, "Print must not modify the object it prints")
+	got = render(t, configmaps, Options{Format: JSON, Single: true, ShowManagedFields: true}, a)
+	assert.Contains(t, got, `"manager": "kubectl"`)
 
 	got = render(t, configmaps, Options{Format: JSON}, a, b)
 	var list struct {

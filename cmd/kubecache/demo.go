@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kubecache/kubecache/fakeapiserver"
+	"github.com/kubecache/kubecache/informer"
+	"github.com/kubecache/kubecache/internal/cliprint"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
+	"github.com/kubecache/kubecache/rest"
+)
+
+const demoAbout = `Watch the list/watch machinery work, with no cluster: the command starts
+kubecache's fake API server, a workload that creates, updates and deletes
+ConfigMaps, and an informer whose reflector narrates every step (as
+--explain does). On a schedule it breaks things the way networks and
+servers do — it cuts the watch, and it compacts the server's history so
+that the watch's resourceVersion becomes too old (410 Gone) — so that you
+see the reflector reconnect after a backoff and relist.
+
+Each line starts with who speaks:
+  workload   a write to the server
+  reflector  a step of the reflector (list, page, replace, watch, event, bookmark, backoff)
+  handler    an event the informer's handler receives
+  fault      a fault injected into the server
+
+Runs until Ctrl-C, or for --duration.`
+
+// demoNamespace is where the workload writes.
+const demoNamespace = "demo"
+
+// demo is "kubecache demo".
+func (a *app) demo(ctx context.Context, args []string) error {
+	fs := newFlagSet("demo", "kubecache demo [flags]", demoAbout)
+	var (
+		duration, faultsEvery time.Duration
+		rate                  float64
+		objects, chunk        int64
+		streaming             bool
+		seed                  int64
+	)
+	fs.durationVar(&duration, "duration", 0, "stop after this long (0: run until Ctrl-C)")
+	fs.durationVar(&faultsEvery, "faults-every", 6*time.Second, "time between injected faults, counted from the recovery of the last (0: no faults)")
+	fs.Float64Var(&rate, "rate", 2, "workload writes per second (0: no writes)")
+	fs.int64Var(&objects, "objects", 25, "ConfigMaps created before the informer starts")
+	fs.int64Var(&chunk, "chunk-size", 10, "objects per page of the reflector's lists")
+	fs.boolVar(&streaming, "streaming-list", "", false, "list with a streaming list (WATCH with sendInitialEvents) instead of pages")
+	fs.int64Var(&seed, "seed", 1, "seed of the workload's choices")
+	if _, err := a.parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	switch {
+	case duration < 0, faultsEvery < 0, rate < 0, objects < 0, chunk < 0:
+		return &usageError{cmd: "demo", msg: "--duration, --faults-every, --rate, --objects and --chunk-size must not be negative"}
+	case rate > 1000:
+		return &usageError{cmd: "demo", msg: fmt.Sprintf("--rate %v is more than 1000 writes per second", rate)}
+	case objects > 100000:
+		return &usageError{cmd: "demo", msg: fmt.Sprintf("--objects %d is more than 100000", objects)}
+	}
+	if duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, duration)
+		defer cancel()
+	}
+
+	con := newConsole(a.stdout, a.stderr)
+	s := fakeapiserver.New(fakeapiserver.Options{
+		BookmarkInterval:   5 * time.Second,
+		CompactionInterval: -1, // the demo compacts when it wants a 410
+		Seed:               uint64(seed),
+	})
+	if err := s.Start(); err != nil {
+		return err
+	}
+	defer s.Close()
+	client, err := rest.NewClient(&rest.Config{Host: s.URL(), QPS: -1})
+	if err != nil {
+		return err
+	}
+	defer client.CloseIdleConnections()
+	w := newWorkload(client, con, seed)
+	if err := w.setUp(ctx, int(objects)); err != nil {
+		return fmt.Errorf("demo: set up: %w", err)
+	}
+
+	pageSize := chunk
+	if pageSize == 0 {
+		pageSize = -1
+	}
+	backoff := reflector.Backoff{Initial: 500 * time.Millisecond, Max: 5 * time.Second, ResetAfter: time.Second}
+	con.outf("kubecache demo — no cluster needed.")
+	con.outf("  server     a fake API server at %s, in this process", s.URL())
+	con.outf("  workload   %v writes/s to ConfigMaps in namespace %q (%d to start with)", rate, demoNamespace, objects)
+	con.outf("  reflector  lists them (%d a page), then watches; backoff %v doubling to %v", chunk, backoff.Initial, backoff.Max)
+	con.outf("  handler    the informer's event handler, printing each change it receives")
+	if faultsEvery > 0 {
+		con.outf("  fault      every %v: a cut watch (reconnect after a backoff), then a compaction (410, relist)", faultsEvery)
+	}
+	con.outf("Ctrl-C to stop.")
+	con.outf("")
+
+	api := rest.APIResource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, Verbs: []string{"list", "watch"}}
+	t := target{
+		api: api, resource: "v1/configmaps", namespace: demoNamespace,
+		print: cliprint.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true},
+	}
+	lw, err := informer.NewListWatch[*meta.Unstructured](client, informer.Source{Resource: t.resource, Namespace: t.namespace})
+	if err != nil {
+		return err
+	}
+	tl := newTimeline(a.now)
+	w.tl = tl
+	run := &watchRun{
+		con: con, now: a.now, target: t, stats: newTraceStats(),
+		explain: true, toStdout: true, tl: &tl, keepGoing: true,
+	}
+	var (
+		wg     sync.WaitGroup
+		runErr error
+	)
+	wg.Go(func() {
+		runErr = run.run(ctx, lw, reflector.Options{PageSize: pageSize, DisableStreamingList: !streaming, Backoff: backoff})
+	})
+	wg.Go(func() { w.run(ctx, rate) })
+	if faultsEvery > 0 {
+		wg.Go(func() { injectFaults(ctx, s, w, con, tl, faultsEvery) })
+	}
+	wg.Wait()
+	if runErr != nil {
+		return runErr
+	}
+	con.outf("")
+	con.outf("demo over: %s. Next: \"kubecache watch pods -A --explain\" against a cluster, or docs/tour.md.",
+		plural(run.stats.relists(), "relist")+", "+plural(run.stats.reconnects(), "reconnect"))
+	return nil
+}
+
+// injectFaults breaks the informer's watch every interval, alternating a
+// cut connection and a compaction that makes the watch's resourceVersion
+// too old. Before each fault it waits for a watch to be open, so that the
+// previous fault has been recovered from.
+func injectFaults(ctx context.Context, s *fakeapiserver.Server, w *workload, con *console, tl timeline, every time.Duration) {
+	match := fakeapiserver.Match{Resource: "configmaps", Namespace: demoNamespace}
+	for n := 0; ; n++ {
+		if err := s.WaitForWatchers(ctx, "configmaps", 1); err != nil {
+			return
+		}
+		t := time.NewTimer(every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if n%2 == 0 {
+			con.outf("%scut the watch: the connection drops between two events", tl.prefix("fault"))
+			s.CutWatches(match, fakeapiserver.CutAbort)
+			continue
+		}
+		// Cut first, so no bookmark can move the reflector past the
+		// compaction; then move the server on and forget its history.
+		con.outf("%scut the watch, write elsewhere and compact the history: resuming from the old rv will get 410 Gone", tl.prefix("fault"))
+		s.CutWatches(match, fakeapiserver.CutAbort)
+		if err := w.tick(ctx); err != nil {
+			con.errf("%s%v", tl.prefix("fault"), err)
+		}
+		s.CompactNow()
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/kubecache/kubecache/fakeapiserver"
+)
+
+const serveAbout = `Run kubecache's fake API server as a process, for kubectl, client-go
+programs or tests in any language: an in-memory server with the real list
+and watch semantics, discovery for kubectl, and fault injection.
+
+It prints one line when it is ready, with its URL and the kubeconfig it
+wrote, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+
+Examples:
+  kubecache serve --kubeconfig-out /tmp/fake.kubeconfig
+  KUBECONFIG=/tmp/fake.kubeconfig kubectl get ns
+  kubecache serve --listen 127.0.0.1:0 --tls --token s3cret --load ./manifests --kubeconfig-out kc -v`
+
+// defaultListen is where serve listens without --listen.
+const defaultListen = "127.0.0.1:6443"
+
+// stringsFlag is a flag that may be given several times.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+// serve is "kubecache serve".
+func (a *app) serve(ctx context.Context, args []string) error {
+	fs := newFlagSet("serve", "kubecache serve [flags]", serveAbout)
+	var (
+		listen, kubeconfigOut, token string
+		useTLS, admin, verbose       bool
+		loads                        stringsFlag
+	)
+	fs.stringVar(&listen, "listen", "", defaultListen, "address to listen on; 127.0.0.1:0 picks a free port")
+	fs.stringVar(&kubeconfigOut, "kubeconfig-out", "", "", "write a kubeconfig for the server to this file")
+	fs.boolVar(&useTLS, "tls", "", false, "serve HTTPS with a self-signed CA, written into the kubeconfig")
+	fs.stringVar(&token, "token", "", "", "require this bearer token (written into the kubeconfig)")
+	fs.Var(&loads, "load", "YAML or JSON manifests (a file or a directory) to create at start; may be repeated")
+	fs.boolVar(&admin, "admin", "", false, "serve the fault-injection endpoint under /kubecache-admin/ (with --token, it takes the same token)")
+	fs.boolVar(&verbose, "verbose", "v", false, "log every request on stderr")
+	if _, err := a.parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+
+	con := newConsole(a.stdout, a.stderr)
+	opts := fakeapiserver.Options{Addr: listen, Admin: admin, TLS: useTLS}
+	if token != "" {
+		opts.Tokens = map[string]fakeapiserver.User{token: {Name: "admin", Groups: []string{"system:masters"}}}
+		opts.AdminToken = token
+	}
+	if verbose {
+		opts.Logger = slog.New(slog.NewTextHandler(stderrWriter{con}, nil))
+	}
+	s := fakeapiserver.New(opts)
+	defer s.Close()
+	if len(loads) > 0 {
+		if err := s.LoadFiles(ctx, loads...); err != nil {
+			return fmt.Errorf("load manifests: %w", err)
+		}
+	}
+
+	if err := s.Start(); err != nil {
+		return listenError(err)
+	}
+	where := "no kubeconfig written (use --kubeconfig-out FILE)"
+	if kubeconfigOut != "" {
+		if err := os.WriteFile(kubeconfigOut, s.Kubeconfig(), 0o600); err != nil {
+			return fmt.Errorf("write kubeconfig: %w", err)
+		}
+		where = "kubeconfig " + kubeconfigOut
+	}
+	con.outf("kubecache serve: fake API server ready at %s (%s)", s.URL(), where)
+	<-ctx.Done()
+	con.outf("kubecache serve: shutting down")
+	return nil
+}
+
+// listenError adds a hint to an address that is taken.
+func listenError(err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w (is another server on that port? --listen 127.0.0.1:0 picks a free one)", err)
+	}
+	return err
+}
+
+// stderrWriter writes through the console to stderr, one call at a time.
+type stderrWriter struct{ c *console }
+
+func (w stderrWriter) Write(p []byte) (int, error) {
+	w.c.mu.Lock()
+	defer w.c.mu.Unlock()
+	w.c.clearLocked()
+	n, err := w.c.stderr.Write(p)
+	w.c.drawLocked()
+	return n, err
+}
+
+var _ io.Writer = stderrWriter{}
