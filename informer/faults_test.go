@@ -74,7 +74,7 @@ func TestRelistAfterCompactionReportsUnknownFinalState(t *testing.T) {
 	errs := newErrorLog()
 	inf := e.informerFor("default", informer.Options[*ConfigMap]{OnError: errs.add})
 	rec := newRecorder()
-	model := newModel(t)
+	model := newModel()
 	_, err := inf.AddEventHandler(rec, informer.HandlerOptions{})
 	require.NoError(t, err)
 	_, err = inf.AddEventHandler(model, informer.HandlerOptions{})
@@ -99,6 +99,7 @@ func TestRelistAfterCompactionReportsUnknownFinalState(t *testing.T) {
 		"delete default/b " + b.ResourceVersion + " unknown",
 	}, events[2:])
 	errs.waitFor(t, "the 410 that forced the relist", func(err error) bool { return rest.IsGone(err) })
+	model.waitFor(t, "the model to see the relist", func(_ map[string]string, events int) bool { return events == 4 })
 	objs, problems := model.state()
 	assert.Empty(t, problems)
 	assert.Equal(t, map[string]string{"default/a": a2.ResourceVersion}, objs)

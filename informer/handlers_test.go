@@ -2,6 +2,8 @@ package informer_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,18 +81,26 @@ func TestBlockedHandlerDelaysNoOtherHandler(t *testing.T) {
 // goes, that they are consistent: no add for an object it holds, no update
 // or delete for one it does not, no resourceVersion going backwards.
 type model struct {
-	t *testing.T
-	// mu guards objs and problems.
+	// mu guards the fields below.
 	mu       sync.Mutex
 	objs     map[string]string
 	problems []string
-	adds     int
+	events   int
+	// changed is closed and replaced on every notification.
+	changed chan struct{}
 }
 
-func newModel(t *testing.T) *model { return &model{t: t, objs: map[string]string{}} }
+func newModel() *model { return &model{objs: map[string]string{}, changed: make(chan struct{})} }
 
 func (m *model) problem(format string, args ...any) {
 	m.problems = append(m.problems, fmt.Sprintf(format, args...))
+}
+
+// notifiedLocked counts a notification and wakes waiters.
+func (m *model) notifiedLocked() {
+	m.events++
+	close(m.changed)
+	m.changed = make(chan struct{})
 }
 
 func (m *model) OnAdd(obj *ConfigMap, _ bool) {
@@ -101,7 +111,7 @@ func (m *model) OnAdd(obj *ConfigMap, _ bool) {
 		m.problem("add %s %s: already held at %s (a duplicate)", k, obj.ResourceVersion, rv)
 	}
 	m.objs[k] = obj.ResourceVersion
-	m.adds++
+	m.notifiedLocked()
 }
 
 func (m *model) OnUpdate(oldObj, newObj *ConfigMap) {
@@ -118,6 +128,7 @@ func (m *model) OnUpdate(oldObj, newObj *ConfigMap) {
 		m.problem("update %s: rv went back from %s to %s", k, rv, newObj.ResourceVersion)
 	}
 	m.objs[k] = newObj.ResourceVersion
+	m.notifiedLocked()
 }
 
 func (m *model) OnDelete(obj *ConfigMap, _ bool) {
@@ -128,16 +139,34 @@ func (m *model) OnDelete(obj *ConfigMap, _ bool) {
 		m.problem("delete %s: not held", k)
 	}
 	delete(m.objs, k)
+	m.notifiedLocked()
 }
 
 func (m *model) state() (map[string]string, []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	objs := make(map[string]string, len(m.objs))
-	for k, v := range m.objs {
-		objs[k] = v
+	return maps.Clone(m.objs), slices.Clone(m.problems)
+}
+
+// waitFor waits until cond holds for the model's objects and event count.
+func (m *model) waitFor(t *testing.T, what string, cond func(objs map[string]string, events int) bool) {
+	t.Helper()
+	deadline := time.NewTimer(testTimeout)
+	defer deadline.Stop()
+	for {
+		m.mu.Lock()
+		ok := cond(m.objs, m.events)
+		changed := m.changed
+		m.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
-	return objs, append([]string(nil), m.problems...)
 }
 
 func rvLess(a, b string) bool {
@@ -155,13 +184,25 @@ func cacheState(inf *informer.Informer[*ConfigMap]) map[string]string {
 	return out
 }
 
+// serverState is what the server holds in ns, as key → resourceVersion.
+func (e *env) serverState(ns string) map[string]string {
+	e.t.Helper()
+	list, err := rest.ListAs[*ConfigMap](e.ctx, e.c.Get().Namespace(ns).Resource("configmaps"))
+	require.NoError(e.t, err)
+	out := map[string]string{}
+	for _, o := range list.Items {
+		out[meta.Key(o)] = o.ResourceVersion
+	}
+	return out
+}
+
 func TestLateHandlerDuringWriteStormSeesNoGapAndNoDuplicate(t *testing.T) {
 	e := newEnv(t)
 	for i := range 20 {
 		e.create("default", "seed-"+strconv.Itoa(i), nil)
 	}
 	inf := e.informerFor("default", informer.Options[*ConfigMap]{})
-	early := newModel(t)
+	early := newModel()
 	_, err := inf.AddEventHandler(early, informer.HandlerOptions{Name: "early"})
 	require.NoError(t, err)
 	run(t, inf)
@@ -204,89 +245,42 @@ func TestLateHandlerDuringWriteStormSeesNoGapAndNoDuplicate(t *testing.T) {
 			}
 		})
 	}
-	var late []*model
-	var regs []*informer.Registration[*ConfigMap]
-	seen := inf.LastSyncResourceVersion()
+	models := []*model{early}
 	for i := range 8 {
-		// Add the next handler only once the cache has moved on, so each
-		// lands in the middle of the storm.
-		waitRVBeyond(t, inf, seen)
-		seen = inf.LastSyncResourceVersion()
-		m := newModel(t)
-		reg, err := inf.AddEventHandler(m, informer.HandlerOptions{Name: "late-" + strconv.Itoa(i)})
+		// Add the next handler only once a few more changes have gone
+		// by, so each lands in the middle of the storm.
+		seen := 0
+		early.waitFor(t, "the storm to move on", func(_ map[string]string, events int) bool {
+			if seen == 0 {
+				seen = events
+			}
+			return events >= seen+5
+		})
+		m := newModel()
+		_, err := inf.AddEventHandler(m, informer.HandlerOptions{Name: "late-" + strconv.Itoa(i)})
 		require.NoError(t, err)
-		late = append(late, m)
-		regs = append(regs, reg)
+		models = append(models, m)
 	}
 	close(stopStorm)
 	writers.Wait()
 
-	// Once the cache holds what the server holds, every handler must hold
-	// exactly the same.
-	final := e.lastRV(t)
-	waitRV(t, inf, final)
-	want := cacheState(inf)
-	for _, reg := range regs {
-		waitSynced(t, reg)
+	// One last write: a handler that has seen it has seen everything
+	// before it, in order.
+	e.create("default", "zz-final", nil)
+	for _, m := range models {
+		m.waitFor(t, "the final write", func(objs map[string]string, _ int) bool {
+			_, ok := objs["default/zz-final"]
+			return ok
+		})
 	}
-	waitDrained(t, regs...)
-	for i, m := range append([]*model{early}, late...) {
+	want := e.serverState("default")
+	assert.Equal(t, want, cacheState(inf), "the cache holds what the server holds")
+	for i, m := range models {
 		objs, problems := m.state()
 		assert.Empty(t, problems, "handler %d", i)
 		assert.Equal(t, want, objs, "handler %d", i)
 	}
-	t.Logf("%d writes; cache holds %d objects", writes[0]+writes[1], len(want))
-}
-
-// lastRV returns the server's current resourceVersion, read with a list.
-func (e *env) lastRV(t *testing.T) string {
-	t.Helper()
-	return strconv.FormatInt(e.srv.ResourceVersion(), 10)
-}
-
-// waitRV waits until the informer has reached rv. The informer's handlers
-// are fed by the same loop, so after this the cache is current; handlers
-// may still be catching up.
-func waitRV(t *testing.T, inf *informer.Informer[*ConfigMap], rv string) {
-	t.Helper()
-	waitUntil(t, "cache at rv "+rv, func() bool {
-		got := inf.LastSyncResourceVersion()
-		return got == rv || rvLess(rv, got)
-	})
-}
-
-func waitRVBeyond(t *testing.T, inf *informer.Informer[*ConfigMap], rv string) {
-	t.Helper()
-	waitUntil(t, "cache beyond rv "+rv, func() bool { return rvLess(rv, inf.LastSyncResourceVersion()) })
-}
-
-// waitDrained waits until no handler has anything queued.
-func waitDrained(t *testing.T, regs ...*informer.Registration[*ConfigMap]) {
-	t.Helper()
-	waitUntil(t, "handlers drained", func() bool {
-		for _, r := range regs {
-			if r.Backlog().Queued > 0 {
-				return false
-			}
-		}
-		return true
-	})
-}
-
-// waitUntil waits for a condition that no channel announces, yielding the
-// processor between checks. It is for the few states only observable by
-// polling (a resourceVersion reached); it fails after testTimeout.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(testTimeout)
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		<-tick.C
-	}
+	t.Logf("%d writes; %d objects at the end", writes[0]+writes[1], len(want))
 }
 
 func TestRemovedHandlerGetsNothingMore(t *testing.T) {

@@ -62,6 +62,9 @@ func TestTransformSkipsObjectsAlreadyStored(t *testing.T) {
 		OnError:   errs.add,
 		Transform: informer.Transform[*ConfigMap]{Name: "count", Func: func(cm *ConfigMap) (*ConfigMap, error) { calls.Add(1); return cm, nil }},
 	})
+	rec := newRecorder()
+	_, err := inf.AddEventHandler(rec, informer.HandlerOptions{})
+	require.NoError(t, err)
 	run(t, inf)
 	waitSynced(t, inf)
 	require.NoError(t, e.srv.WaitForWatchers(e.ctx, "configmaps", 1))
@@ -77,9 +80,8 @@ func TestTransformSkipsObjectsAlreadyStored(t *testing.T) {
 	e.create("default", "b", nil)
 	e.srv.CompactNow()
 	e.srv.ClearFaults()
-	waitUntil(t, "b cached after the relist", func() bool {
-		_, ok := inf.Indexer().GetByKey("default/b")
-		return ok
+	rec.waitFor(t, "b added by the relist", func(ev []string) bool {
+		return len(ev) > 0 && strings.HasPrefix(ev[len(ev)-1], "add default/b")
 	})
 	after, _ := inf.Indexer().GetByKey("default/a")
 	assert.Same(t, before, after, "the unchanged object is reused")
