@@ -1,0 +1,62 @@
+package openapi
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBuiltinKinds(t *testing.T) {
+	d := Builtin()
+	for _, g := range []GVK{
+		{Version: "v1", Kind: "Pod"}, {Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Service"},
+		{Group: "apps", Version: "v1", Kind: "Deployment"}, {Group: "batch", Version: "v1", Kind: "CronJob"},
+		{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"},
+		{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"},
+	} {
+		name, s, ok := d.ForKind(g)
+		require.True(t, ok, "ForKind(%v)", g)
+		assert.NotEmpty(t, name)
+		assert.True(t, s.IsStruct(), "%v is an object with fields", g)
+	}
+	assert.Greater(t, len(d.Kinds()), 150)
+	_, _, ok := d.ForKind(GVK{Group: "example.com", Version: "v1", Kind: "Widget"})
+	assert.False(t, ok)
+}
+
+func TestResolveKeepsTheExtensionsBesideAReference(t *testing.T) {
+	d := Builtin()
+	_, spec, _ := d.ForKind(GVK{Group: "apps", Version: "v1", Kind: "Deployment"})
+	strategy := d.Field(d.Field(spec, "spec"), "strategy")
+	require.NotNil(t, strategy)
+	assert.Equal(t, "retainKeys", strategy.PatchStrategy, "the property's patch strategy")
+	assert.True(t, strategy.DefaultEmpty, "strategy is a struct the Go type never omits")
+	assert.NotNil(t, strategy.Property("rollingUpdate"), "and the definition's fields")
+
+	containers := d.Field(d.Field(d.Field(d.Field(spec, "spec"), "template"), "spec"), "containers")
+	require.NotNil(t, containers)
+	assert.Equal(t, "map", containers.ListType)
+	assert.Equal(t, []string{"name"}, containers.ListMapKeys)
+	assert.Equal(t, "name", containers.PatchMergeKey)
+	item := d.Elem(containers)
+	require.NotNil(t, item)
+	assert.NotNil(t, item.Property("image"))
+
+	labels := d.Field(d.Field(spec, "metadata"), "labels")
+	require.NotNil(t, labels)
+	assert.True(t, labels.IsMap())
+	assert.Equal(t, "string", d.Field(labels, "any-key").Type, "a map's values")
+	assert.Nil(t, d.Field(spec, "nope"))
+}
+
+func TestNewDefinitionsRefusesDanglingReferences(t *testing.T) {
+	_, err := NewDefinitions(map[string]*Schema{"a": {Type: "object", Properties: []Property{{"b", &Schema{Ref: "missing"}}}}})
+	assert.ErrorContains(t, err, `missing definition "missing"`)
+}
+
+func TestResolveStopsOnReferenceLoops(t *testing.T) {
+	d, err := NewDefinitions(map[string]*Schema{"a": {Ref: "b"}, "b": {Ref: "a"}})
+	require.NoError(t, err)
+	assert.NotPanics(t, func() { d.Resolve(&Schema{Ref: "a"}) })
+}
