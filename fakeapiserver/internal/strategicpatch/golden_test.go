@@ -27,7 +27,7 @@ type recordedCase struct {
 // real server then fails to decode into the kind's Go type (a list where
 // a map belongs): that check is not strategic merge patch's.
 var decodeFailures = map[string]bool{
-	"error-patch-list-where-map":  true,
+	"error-patch-list-where-map": true,
 	"map-type-mismatch-replaced": true,
 }
 
