@@ -1,0 +1,138 @@
+package fakeapiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/meta"
+)
+
+func TestLoadManifests(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	manifest := `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: one}
+data: {a: "1"}
+---
+# a comment-only document is skipped
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata: {name: team}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: team}
+  spec: {replicas: 1}
+`
+	require.NoError(t, s.Load(testContext(t), []byte(manifest)))
+	assert.Equal(t, http.StatusOK, c.get(cmPath+"/one").code)
+	assert.Equal(t, http.StatusOK, c.get("/apis/apps/v1/namespaces/team/deployments/web").code)
+
+	// Loading again replaces.
+	require.NoError(t, s.Load(testContext(t), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\ndata: {a: \"2\"}\n")))
+	assert.Equal(t, map[string]any{"a": "2"}, c.get(cmPath+"/one").object(t)["data"])
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.json"), []byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"type":"Opaque"}`), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ignored.txt"), []byte(`not a manifest`), 0o600))
+	require.NoError(t, s.LoadFiles(testContext(t), dir))
+	assert.Equal(t, http.StatusOK, c.get("/api/v1/namespaces/default/secrets/s").code)
+
+	err := s.Load(testContext(t), []byte("apiVersion: v9\nkind: Nope\nmetadata: {name: x}\n"))
+	assert.ErrorContains(t, err, `no resource serves kind "Nope"`)
+	err = s.Load(testContext(t), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n"))
+	var st *meta.Status
+	require.ErrorAs(t, err, &st)
+	assert.True(t, st.IsInvalid())
+}
+
+func TestCompactionByAge(t *testing.T) {
+	clock := NewFakeClock(time.Unix(1e9, 0))
+	s, c := newTestServer(t, Options{Clock: clock, CompactionInterval: time.Minute})
+	a := c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
+	require.NoError(t, clock.WaitForTimers(testContext(t), 1))
+	clock.Step(time.Minute) // first tick: compacts to the RV at start
+	require.NoError(t, clock.WaitForTimers(testContext(t), 1))
+	c.mustCreate(cmPath, `{"metadata":{"name":"b"}}`)
+	r := c.get(cmPath + "?resourceVersionMatch=Exact&resourceVersion=" + rvOf(t, a))
+	assert.Equal(t, http.StatusOK, r.code, "a's revision is younger than one interval")
+	clock.Step(time.Minute) // second tick: compacts to a's revision at the first tick
+	require.NoError(t, clock.WaitForTimers(testContext(t), 1))
+	assert.GreaterOrEqual(t, s.store.compactedRV(), s.ResourceVersion()-1)
+	prev := fmt.Sprint(s.ResourceVersion() - 2)
+	r = c.get(cmPath + "?resourceVersionMatch=Exact&resourceVersion=" + prev)
+	assert.Equal(t, http.StatusGone, r.code)
+}
+
+func TestContinueTokenTTL(t *testing.T) {
+	clock := NewFakeClock(time.Unix(1e9, 0))
+	_, c := newTestServer(t, Options{Clock: clock, ContinueTokenTTL: 5 * time.Minute, CompactionInterval: -1})
+	c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
+	c.mustCreate(cmPath, `{"metadata":{"name":"b"}}`)
+	first := decodeList(t, c.get(cmPath+"?limit=1"))
+	cont := first.Metadata["continue"].(string)
+	assert.Equal(t, http.StatusOK, c.get(cmPath+"?limit=1&continue="+cont).code)
+	clock.Step(6 * time.Minute)
+	r := c.get(cmPath + "?limit=1&continue=" + cont)
+	require.Equal(t, http.StatusGone, r.code)
+	assert.NotEmpty(t, r.status(t).Continue, "the expired token comes with an inconsistent one")
+}
+
+func TestStreamingListFromTheFutureIsAnErrorEvent(t *testing.T) {
+	s, c := newTestServer(t, Options{TooLargeResourceVersionWait: 10 * time.Millisecond})
+	w := c.watch(fmt.Sprintf("%s?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=%d", cmPath, s.ResourceVersion()+50))
+	e := w.next()
+	require.Equal(t, "ERROR", e.Type)
+	var st meta.Status
+	require.NoError(t, json.Unmarshal(e.Object, &st))
+	assert.Equal(t, int32(504), st.Code)
+	assert.True(t, st.IsResourceVersionTooLarge())
+	assert.NoError(t, w.end())
+}
+
+func TestMetadataOnlyWatch(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	a := c.mustCreate(cmPath, `{"metadata":{"name":"a"},"data":{"secret":"x"}}`)
+	w := c.watch(cmPath+"?watch=1&allowWatchBookmarks=true&resourceVersion="+rvOf(t, a), "Accept", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1")
+	c.do(http.MethodPatch, cmPath+"/a", `{"data":{"secret":"y"}}`, "Content-Type", mergePatch)
+	e := w.next()
+	assert.Equal(t, "MODIFIED", e.Type)
+	assert.Contains(t, string(e.Object), `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a"`)
+	assert.NotContains(t, string(e.Object), `"data"`)
+}
+
+func TestYAMLAndHeadAndMethods(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
+	r := c.get(cmPath+"/a", "Accept", "application/yaml")
+	assert.Equal(t, "application/yaml", r.header.Get("Content-Type"))
+	assert.Contains(t, string(r.body), "kind: ConfigMap\n")
+	r = c.do(http.MethodPost, cmPath, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yy\n", "Content-Type", "application/yaml")
+	assert.Equal(t, http.StatusCreated, r.code, "%s", r.body)
+	r = c.do(http.MethodHead, cmPath+"/a", "")
+	assert.Equal(t, http.StatusOK, r.code)
+	r = c.do(http.MethodPost, cmPath+"/a", `{}`)
+	assert.Equal(t, http.StatusMethodNotAllowed, r.code)
+	r = c.do(http.MethodPut, "/api/v1/componentstatuses/x", `{}`)
+	assert.Equal(t, http.StatusMethodNotAllowed, r.code)
+	r = c.get("/api/v1/namespaces/default/configmaps/a/log")
+	assert.Equal(t, http.StatusNotFound, r.code)
+	r = c.get("/nonsense")
+	assert.Equal(t, http.StatusNotFound, r.code)
+	assert.Equal(t, "the server could not find the requested resource", r.status(t).Message)
+	big := make([]byte, 4<<20)
+	r = c.post(cmPath, string(big))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.code)
+}
