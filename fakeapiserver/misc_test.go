@@ -42,7 +42,7 @@ items:
 
 	// Loading again replaces.
 	require.NoError(t, s.Load(testContext(t), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\ndata: {a: \"2\"}\n")))
-	assert.Equal(t, map[string]any{"a": "2"}, c.get(cmPath+"/one").object(t)["data"])
+	assert.Equal(t, map[string]any{"a": "2"}, c.get(cmPath + "/one").object(t)["data"])
 
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.json"), []byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"type":"Opaque"}`), 0o600))
