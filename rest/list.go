@@ -21,6 +21,14 @@ import (
 // Config.Timeout does not apply (a large list may take long); bound the call
 // with ctx or Request.Timeout.
 func (r *Request) List(ctx context.Context, each func(item []byte) error) (meta.TypeMeta, meta.ListMeta, error) {
+	return r.ListItems(ctx, func(_ meta.TypeMeta, item []byte) error { return each(item) })
+}
+
+// ListItems is List, but each also receives the list's kind and apiVersion
+// as read so far. Real servers write them before items, so a caller can give
+// the items of a built-in list (which carry no kind of their own) the list's
+// kind minus "List" as it decodes them.
+func (r *Request) ListItems(ctx context.Context, each func(list meta.TypeMeta, item []byte) error) (meta.TypeMeta, meta.ListMeta, error) {
 	if r.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.timeout)
@@ -35,7 +43,7 @@ func (r *Request) List(ctx context.Context, each func(item []byte) error) (meta.
 		return meta.TypeMeta{}, meta.ListMeta{}, fmt.Errorf("%s: %w", what, responseError(resp))
 	}
 	defer resp.Body.Close()
-	tm, lm, err := listscan.Scan(resp.Body, each)
+	tm, lm, err := listscan.ScanTyped(resp.Body, each)
 	if err != nil {
 		return tm, lm, fmt.Errorf("%s: %w", what, err)
 	}

@@ -58,6 +58,13 @@ func (e *SyntaxError) Error() string {
 // reader's error, and anything after the list object other than whitespace
 // an error wrapping ErrNotAList.
 func Scan(r io.Reader, each func(item []byte) error) (meta.TypeMeta, meta.ListMeta, error) {
+	return ScanTyped(r, func(_ meta.TypeMeta, item []byte) error { return each(item) })
+}
+
+// ScanTyped is Scan, but each also receives the list's TypeMeta as read so
+// far: a real server writes kind and apiVersion before items, so built-in
+// items, which carry no TypeMeta of their own, can take it from the list.
+func ScanTyped(r io.Reader, each func(list meta.TypeMeta, item []byte) error) (meta.TypeMeta, meta.ListMeta, error) {
 	s := scanner{r: r, each: each, keep: -1}
 	err := s.list()
 	return s.tm, s.lm, err
@@ -71,7 +78,7 @@ const maxNesting = 10000
 
 type scanner struct {
 	r    io.Reader
-	each func([]byte) error
+	each func(meta.TypeMeta, []byte) error
 
 	// buf[:end] holds bytes read; pos is the next byte to scan. Bytes from
 	// keep (when >= 0) on belong to the value being scanned and survive a
@@ -326,7 +333,7 @@ func (s *scanner) items() error {
 		if err != nil {
 			return fmt.Errorf("items[%d]: %w", s.itemCount, err)
 		}
-		if err := s.each(item); err != nil {
+		if err := s.each(s.tm, item); err != nil {
 			return eachError{err}
 		}
 		s.itemCount++

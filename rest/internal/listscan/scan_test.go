@@ -231,3 +231,25 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+func TestScanTypedSeesListKindBeforeItems(t *testing.T) {
+	input := `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`
+	var kinds []string
+	_, _, err := ScanTyped(iotest.OneByteReader(strings.NewReader(input)), func(list meta.TypeMeta, item []byte) error {
+		kinds = append(kinds, list.APIVersion+"/"+list.Kind)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"v1/PodList", "v1/PodList"}, kinds)
+
+	// When kind comes after items, the callback sees it empty, as documented.
+	late := `{"items":[{"metadata":{"name":"a"}}],"kind":"PodList"}`
+	var seen meta.TypeMeta
+	tm, _, err := ScanTyped(strings.NewReader(late), func(list meta.TypeMeta, item []byte) error {
+		seen = list
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, meta.TypeMeta{}, seen)
+	assert.Equal(t, "PodList", tm.Kind)
+}
