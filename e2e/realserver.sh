@@ -7,6 +7,10 @@
 #                             wait for /readyz, write DIR/kubeconfig, DIR/pids and
 #                             DIR/env; print the kubeconfig path on stdout
 #   realserver.sh stop DIR    stop both servers, wait for them, remove their data
+#   realserver.sh restart-apiserver DIR
+#                             restart kube-apiserver on the same port, keeping
+#                             etcd and its data (older resourceVersions become
+#                             too old to watch from)
 #
 # Everything listens on 127.0.0.1 only, and every step is bounded in time.
 # Tunables (environment):
@@ -218,25 +222,30 @@ start_once() {
 		sleep 0.2
 	done
 
+	# The command line is kept in DIR/apiserver.args (NUL-separated) so that
+	# restart-apiserver can run the same server again on the same port.
 	# shellcheck disable=SC2086 # REALSERVER_APISERVER_ARGS is meant to be word-split
-	setsid "$BIN_DIR/kube-apiserver" \
-		--etcd-servers="$etcd_url" \
-		--bind-address=127.0.0.1 \
-		--advertise-address=127.0.0.1 \
-		--secure-port="$api_port" \
-		--cert-dir="$dir/apiserver-certs" \
-		--tls-cert-file="$pki/server.crt" \
-		--tls-private-key-file="$pki/server.key" \
-		--token-auth-file="$pki/tokens.csv" \
-		--authorization-mode=RBAC \
-		--service-account-issuer=https://kubernetes.default.svc.cluster.local \
-		--service-account-key-file="$pki/sa.pub" \
-		--service-account-signing-key-file="$pki/sa.key" \
-		--service-cluster-ip-range=10.96.0.0/16 \
-		--endpoint-reconciler-type=none \
-		--disable-admission-plugins=ServiceAccount \
-		${REALSERVER_APISERVER_ARGS:-} \
-		</dev/null >"$dir/kube-apiserver.log" 2>&1 &
+	local -a api_cmd=(
+		"$BIN_DIR/kube-apiserver"
+		--etcd-servers="$etcd_url"
+		--bind-address=127.0.0.1
+		--advertise-address=127.0.0.1
+		--secure-port="$api_port"
+		--cert-dir="$dir/apiserver-certs"
+		--tls-cert-file="$pki/server.crt"
+		--tls-private-key-file="$pki/server.key"
+		--token-auth-file="$pki/tokens.csv"
+		--authorization-mode=RBAC
+		--service-account-issuer=https://kubernetes.default.svc.cluster.local
+		--service-account-key-file="$pki/sa.pub"
+		--service-account-signing-key-file="$pki/sa.key"
+		--service-cluster-ip-range=10.96.0.0/16
+		--endpoint-reconciler-type=none
+		--disable-admission-plugins=ServiceAccount
+		${REALSERVER_APISERVER_ARGS:-}
+	)
+	printf '%s\0' "${api_cmd[@]}" >"$dir/apiserver.args"
+	setsid "${api_cmd[@]}" </dev/null >"$dir/kube-apiserver.log" 2>&1 &
 	local api_pid=$!
 	echo "kube-apiserver $api_pid" >>"$dir/pids"
 
@@ -293,6 +302,73 @@ cmd_start() {
 	die "start failed; logs kept in $dir"
 }
 
+# ---------------------------------------------------------------- restart
+
+# cmd_restart_apiserver DIR: stop kube-apiserver (SIGTERM, as a rolling
+# restart does), start it again with the same command line on the same port
+# and wait for /readyz. etcd and its data stay, so every watch breaks and
+# every older resourceVersion becomes too old to watch from.
+cmd_restart_apiserver() {
+	[[ $# -eq 1 && -n $1 ]] || die "usage: $0 restart-apiserver DIR"
+	local dir
+	dir=$(cd "$1" && pwd) || die "$1 does not exist"
+	[[ -f $dir/pids && -f $dir/apiserver.args && -f $dir/env ]] || die "$dir has no running servers (start it first)"
+	local name pid etcd_pid="" api_pid=""
+	while read -r name pid; do
+		case $name in
+		etcd) etcd_pid=$pid ;;
+		kube-apiserver) api_pid=$pid ;;
+		esac
+	done <"$dir/pids"
+	is_ours "$etcd_pid" etcd || die "etcd of $dir is not running"
+	if [[ -n $api_pid ]] && is_ours "$api_pid" kube-apiserver; then
+		kill -TERM "$api_pid" 2>/dev/null || true
+		local deadline=$((SECONDS + STOP_TIMEOUT))
+		while alive "$api_pid" && ((SECONDS < deadline)); do sleep 0.1; done
+		if alive "$api_pid"; then
+			kill -KILL "$api_pid" 2>/dev/null || true
+			while alive "$api_pid"; do sleep 0.1; done
+		fi
+	fi
+	local -a api_cmd=()
+	mapfile -d '' api_cmd <"$dir/apiserver.args"
+	local begin=$SECONDS attempt
+	for attempt in 1 2 3 4 5; do
+		setsid "${api_cmd[@]}" </dev/null >>"$dir/kube-apiserver.log" 2>&1 &
+		api_pid=$!
+		echo "etcd $etcd_pid" >"$dir/pids"
+		echo "kube-apiserver $api_pid" >>"$dir/pids"
+		if wait_ready "$dir" "$api_pid" "$etcd_pid"; then
+			log "kube-apiserver restarted in $((SECONDS - begin))s"
+			return 0
+		fi
+		# The old listener's port may linger for a moment; try again.
+		alive "$api_pid" && die "kube-apiserver not ready after ${START_TIMEOUT}s; see $dir/kube-apiserver.log"
+		grep -q 'address already in use' "$dir/kube-apiserver.log" || die "kube-apiserver exited on restart; see $dir/kube-apiserver.log"
+		sleep 1
+	done
+	die "kube-apiserver could not take its port back; see $dir/kube-apiserver.log"
+}
+
+# wait_ready DIR API_PID ETCD_PID: wait until /readyz answers 200; fails
+# when a server exits or after START_TIMEOUT.
+wait_ready() {
+	local dir=$1 api_pid=$2 etcd_pid=$3
+	# shellcheck disable=SC1091
+	local url token ca
+	url=$(grep '^REALSERVER_URL=' "$dir/env" | cut -d= -f2-)
+	token=$(grep '^REALSERVER_TOKEN=' "$dir/env" | cut -d= -f2-)
+	ca=$(grep '^REALSERVER_CA=' "$dir/env" | cut -d= -f2-)
+	local deadline=$((SECONDS + START_TIMEOUT))
+	until [[ $(curl -s --max-time 2 --cacert "$ca" -H "Authorization: Bearer $token" \
+		-o /dev/null -w '%{http_code}' "$url/readyz" 2>/dev/null) == 200 ]]; do
+		alive "$api_pid" || return 1
+		alive "$etcd_pid" || { log "etcd died; see $dir/etcd.log"; return 1; }
+		((SECONDS < deadline)) || return 1
+		sleep 0.2
+	done
+}
+
 # ---------------------------------------------------------------- stop
 
 # is_ours PID NAME: the process still runs our binary (not a recycled pid).
@@ -328,7 +404,7 @@ kill_pids() {
 stop_dir() {
 	local dir=$1
 	kill_pids "$dir"
-	rm -rf "$dir/etcd-data" "$dir/apiserver-certs" "$dir/pki" "$dir/kubeconfig" "$dir/env"
+	rm -rf "$dir/etcd-data" "$dir/apiserver-certs" "$dir/pki" "$dir/kubeconfig" "$dir/env" "$dir/apiserver.args"
 	[[ ${REALSERVER_KEEP_LOGS:-} == 1 ]] || rm -f "$dir/etcd.log" "$dir/kube-apiserver.log"
 	rmdir "$dir" 2>/dev/null || true
 }
@@ -348,6 +424,7 @@ case "${1:-}" in
 build) shift; cmd_build "$@" ;;
 start) shift; cmd_start "$@" ;;
 stop) shift; cmd_stop "$@" ;;
+restart-apiserver) shift; cmd_restart_apiserver "$@" ;;
 *)
 	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2
 	exit 2
