@@ -76,22 +76,25 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func versionInfo() map[string]string {
-	return map[string]string{
-		"major":                 "1",
-		"minor":                 "37",
-		"emulationMajor":        "1",
-		"emulationMinor":        "37",
-		"minCompatibilityMajor": "1",
-		"minCompatibilityMinor": "36",
-		"gitVersion":            "v1.37.2",
-		"gitCommit":             "kubecache-fakeapiserver",
-		"gitTreeState":          "clean",
-		"buildDate":             "2026-01-01T00:00:00Z",
-		"goVersion":             runtime.Version(),
-		"compiler":              runtime.Compiler,
-		"platform":              runtime.GOOS + "/" + runtime.GOARCH,
-	}
+// versionInfo is /version, as the real v1.37.2 build captured in
+// e2e/testdata/real/version.json reports it (fields in its order).
+func versionInfo() any {
+	return struct {
+		Major                 string `json:"major"`
+		Minor                 string `json:"minor"`
+		EmulationMajor        string `json:"emulationMajor"`
+		EmulationMinor        string `json:"emulationMinor"`
+		MinCompatibilityMajor string `json:"minCompatibilityMajor"`
+		MinCompatibilityMinor string `json:"minCompatibilityMinor"`
+		GitVersion            string `json:"gitVersion"`
+		GitCommit             string `json:"gitCommit"`
+		GitTreeState          string `json:"gitTreeState"`
+		BuildDate             string `json:"buildDate"`
+		GoVersion             string `json:"goVersion"`
+		Compiler              string `json:"compiler"`
+		Platform              string `json:"platform"`
+	}{"1", "37", "1", "37", "1", "36", "v1.37.2", "", "clean", "1970-01-01T00:00:00Z",
+		runtime.Version(), runtime.Compiler, runtime.GOOS + "/" + runtime.GOARCH}
 }
 
 func wantsAggregated(r *http.Request) bool {

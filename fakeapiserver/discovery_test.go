@@ -62,3 +62,19 @@ func TestDiscoveryMatchesRealServer(t *testing.T) {
 		})
 	}
 }
+
+func TestVersionMatchesRealServer(t *testing.T) {
+	want, err := os.ReadFile("../e2e/testdata/real/version.json")
+	if err != nil {
+		t.Skip("no captured /version")
+	}
+	_, c := newTestServer(t, Options{})
+	r := c.get("/version")
+	var w, g map[string]any
+	require.NoError(t, json.Unmarshal(want, &w))
+	require.NoError(t, json.Unmarshal(r.body, &g))
+	delete(w, "goVersion")
+	delete(g, "goVersion")
+	assert.Equal(t, w, g)
+	assert.True(t, strings.HasPrefix(string(r.body), `{"major":"1","minor":"37",`), "field order")
+}
