@@ -83,13 +83,17 @@ func (a *app) parse(fs *flagSet, args []string, minArgs, maxArgs int) ([]string,
 			break
 		}
 	}
-	for _, arg := range args {
-		name, ok := flagName(arg)
+	for i := 0; i < len(args); i++ {
+		name, ok := flagName(args[i])
 		if !ok || name == "h" || name == "help" {
 			continue
 		}
-		if fs.Lookup(name) == nil {
-			return nil, &usageError{cmd: cmd, msg: "unknown flag: " + strings.SplitN(arg, "=", 2)[0]}
+		f := fs.Lookup(name)
+		if f == nil {
+			return nil, &usageError{cmd: cmd, msg: "unknown flag: " + strings.SplitN(args[i], "=", 2)[0]}
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !strings.Contains(args[i], "=") && !(ok && b.IsBoolFlag()) {
+			i++ // the flag's value, which may start with '-'
 		}
 	}
 	var positional []string

@@ -22,12 +22,26 @@ const (
 	Name
 )
 
-// ErrUnknownFormat is wrapped by ParseFormat's error.
+// ErrUnknownFormat matches ParseFormat's *FormatError with errors.Is.
 var ErrUnknownFormat = errors.New("unknown output format")
 
-// ParseFormat reads the value of -o: "" (a table), "wide", "json", "yaml"
-// or "name". Anything else is an error wrapping ErrUnknownFormat, worded as
+// FormatError is an -o value ParseFormat does not know. Its message is
 // kubectl's.
+type FormatError struct {
+	Format string
+}
+
+// Error returns `unable to match a printer suitable for the output format
+// "<format>", allowed formats are: json,name,wide,yaml`.
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,wide,yaml", e.Format)
+}
+
+// Is makes errors.Is(err, ErrUnknownFormat) true.
+func (e *FormatError) Is(target error) bool { return target == ErrUnknownFormat }
+
+// ParseFormat reads the value of -o: "" (a table), "wide", "json", "yaml"
+// or "name". Anything else is a *FormatError.
 func ParseFormat(s string) (Format, error) {
 	switch s {
 	case "":
@@ -41,7 +55,7 @@ func ParseFormat(s string) (Format, error) {
 	case "name":
 		return Name, nil
 	}
-	return 0, fmt.Errorf("%w: unable to match a printer suitable for the output format %q, allowed formats are: json,name,wide,yaml", ErrUnknownFormat, s)
+	return 0, &FormatError{Format: s}
 }
 
 // String returns the -o value that selects f ("" for Table).

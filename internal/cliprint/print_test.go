@@ -275,7 +275,7 @@ func TestParseFormat(t *testing.T) {
 	}
 	_, err := ParseFormat("jsonpath={.x}")
 	assert.ErrorIs(t, err, ErrUnknownFormat)
-	assert.Contains(t, err.Error(), `unable to match a printer suitable for the output format "jsonpath={.x}", allowed formats are: json,name,wide,yaml`)
+	assert.Equal(t, `unable to match a printer suitable for the output format "jsonpath={.x}", allowed formats are: json,name,wide,yaml`, err.Error())
 }
 
 // FuzzTableRow prints arbitrary objects (as a server may send them) with
