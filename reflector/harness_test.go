@@ -137,6 +137,15 @@ func (s *scriptLW) Watch(ctx context.Context, opts ListOptions, _ Known[*Obj]) (
 		}
 		return rep.w, nil
 	case <-ctx.Done():
+		// A watch opened as the context ended is stopped, as a watch
+		// bound to the context would be.
+		select {
+		case rep := <-c.reply:
+			if rep.w != nil {
+				rep.w.Stop()
+			}
+		default:
+		}
 		return nil, ctx.Err()
 	}
 }
@@ -468,7 +477,7 @@ func (h *harness) waitWatching() {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	if err := h.clock.WaitForTimer(ctx, DefaultMinWatchTimeout+watchGrace); err != nil {
+	if err := h.clock.WaitForTimer(ctx, watchDeadline(int64(DefaultMinWatchTimeout/time.Second))); err != nil {
 		h.t.Fatalf("no watch deadline timer; pending %v", h.clock.Pending())
 	}
 }

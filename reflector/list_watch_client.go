@@ -133,6 +133,9 @@ func ParseResource(resource string) (group, version, name string, err error) {
 		return group, version, name, nil
 	}
 	name, tail, dotted := strings.Cut(resource, ".")
+	if name == "" {
+		return bad("no resource name")
+	}
 	if !dotted {
 		return "", "v1", name, nil
 	}

@@ -298,7 +298,7 @@ func startLoopback(t *testing.T, srvOpts fakeapiserver.Options, opts Options, se
 
 // newClient returns a rest client for url without rate limiting, closed
 // when the test ends.
-func newClient(t *testing.T, u string) *rest.Client {
+func newClient(t testing.TB, u string) *rest.Client {
 	c, err := rest.NewClient(&rest.Config{Host: u, QPS: -1})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)

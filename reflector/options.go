@@ -106,7 +106,8 @@ type Options struct {
 	// MinWatchTimeout and MaxWatchTimeout bound the timeoutSeconds each
 	// watch asks for: a value drawn at random in [Min, Max), so that many
 	// reflectors do not reconnect at the same moment. The reflector also
-	// ends a watch itself if the server keeps it open 30 seconds past that.
+	// ends a watch itself if the server keeps it open well past that (a
+	// tenth longer, between 1 and 30 seconds).
 	// Zero means 5 and 10 minutes; Max defaults to twice Min.
 	MinWatchTimeout time.Duration
 	MaxWatchTimeout time.Duration
@@ -162,12 +163,16 @@ const (
 	DefaultBackoffMax           = 30 * time.Second
 	DefaultBackoffResetAfter    = 2 * time.Minute
 	DefaultBackoffJitter        = 1.0
-
-	// watchGrace is how long past its timeoutSeconds the reflector lets a
-	// watch run before ending it itself: a server that never closes a
-	// watch, or a connection that died without a reset, is noticed.
-	watchGrace = 30 * time.Second
 )
+
+// watchDeadline is how long the reflector lets a watch that asked for
+// timeoutSeconds run before ending it itself: the timeout plus a tenth of
+// it, at least a second and at most 30 seconds. A server that never closes
+// a watch, or a connection that died without a reset, is noticed.
+func watchDeadline(timeoutSeconds int64) time.Duration {
+	d := time.Duration(timeoutSeconds) * time.Second
+	return d + min(max(d/10, time.Second), 30*time.Second)
+}
 
 // ErrInvalidOptions is wrapped by every error NewReflector returns for bad
 // Options.

@@ -141,7 +141,7 @@ func TestParseResource(t *testing.T) {
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, []string{tc.group, tc.version, tc.name}, []string{g, v, n}, "ParseResource(%q)", tc.in)
 	}
-	for _, in := range []string{"", "deployments.apps", "a/b/c/d", "apps/notaversion/deployments", "apps/v1/", "x.v1."} {
+	for _, in := range []string{"", "deployments.apps", "a/b/c/d", "apps/notaversion/deployments", "apps/v1/", "x.v1.", ".v0.0"} {
 		_, _, _, err := ParseResource(in)
 		assert.ErrorIs(t, err, rest.ErrInvalidRequest, "ParseResource(%q)", in)
 	}

@@ -236,9 +236,9 @@ func (r *Reflector[T]) replace(buf *buffer[T], rv string) error {
 	return nil
 }
 
-// advance moves the resume point to rv unless rv is known to be older.
+// advance moves the resume point to rv, never backwards (advancesRV).
 func (r *Reflector[T]) advance(rv string) {
-	if rv == "" || olderRV(rv, r.m.lastSync) {
+	if !advancesRV(r.m.lastSync, rv) {
 		return
 	}
 	r.m.lastSync = rv

@@ -231,7 +231,7 @@ func TestWatchClosingAtOnceCountsAsFailureAndThirdRelists(t *testing.T) {
 func TestWatchOutlivingItsTimeoutIsEndedByTheReflector(t *testing.T) {
 	h := start(t, Options{DisableStreamingList: true, MinWatchTimeout: time.Minute, MaxWatchTimeout: time.Minute})
 	w := syncByList(t, h, "10")
-	h.expectBackoff(time.Minute + watchGrace)
+	h.expectBackoff(time.Minute + 6*time.Second)
 	wc := h.nextWatch()
 	assert.Equal(t, "10", wc.opts.ResourceVersion)
 	assert.True(t, w.isStopped(), "the stalled watch was not stopped")

@@ -33,3 +33,18 @@ func olderRV(a, b string) bool {
 	c, ok := compareRV(a, b)
 	return ok && c < 0
 }
+
+// advancesRV reports whether the resume point may move from cur to next.
+// It never moves back: between two integers only forward; an opaque next
+// never replaces an integer cur (a server that numbers its versions sent
+// something else); an empty next never replaces anything.
+func advancesRV(cur, next string) bool {
+	if next == "" {
+		return false
+	}
+	if _, err := strconv.ParseUint(cur, 10, 64); err != nil {
+		return true // cur is empty or opaque: nothing to compare with
+	}
+	c, ok := compareRV(next, cur)
+	return ok && c >= 0
+}

@@ -3,7 +3,6 @@ package reflector
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/kubecache/kubecache/watch"
 )
@@ -93,7 +92,7 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 				}
 				handedOff = true
 				r.handoff = w
-				r.handoffDeadline = start.Add(time.Duration(opts.TimeoutSeconds)*time.Second + watchGrace)
+				r.handoffDeadline = start.Add(watchDeadline(opts.TimeoutSeconds))
 				return outcome{rv: rv, opened: true}
 			case watch.Error:
 				if ev.Status == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -36,7 +35,7 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 		if err != nil {
 			return outcome{err: err}
 		}
-		deadline = r.clock.Now().Add(time.Duration(opts.TimeoutSeconds)*time.Second + watchGrace)
+		deadline = r.clock.Now().Add(watchDeadline(opts.TimeoutSeconds))
 	}
 	defer w.Stop()
 
