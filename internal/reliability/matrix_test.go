@@ -1,0 +1,653 @@
+package reliability_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/fakeapiserver"
+	"github.com/kubecache/kubecache/internal/reliability"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
+	"github.com/kubecache/kubecache/rest"
+	"github.com/kubecache/kubecache/watch"
+)
+
+// The fault matrix: one row per fault a network or an API server can
+// produce, each run against a bare reflector and an informer over loopback
+// (through the fault proxy, for the faults the fake server cannot make
+// itself), each ending with the same check — every view of the client (a
+// reflector's store; an informer's indexer and the model its handler
+// rebuilt from notifications alone) equals a fresh list from the server,
+// and no object's resourceVersion ever went backwards in any of them. Every
+// client sends a bearer token, and nothing any of them printed may contain
+// it. The matrix is printed as a table (-v), and written as Markdown to
+// the file -matrix.out names.
+
+var matrixOut = flag.String("matrix.out", "", "write the fault matrix as a Markdown table to this file")
+
+// row is one fault of the matrix.
+type row struct {
+	// fault names it; how says how it is injected; expect is what the
+	// client must do, besides converging.
+	fault, how, expect string
+	// res is the resource mirrored (ConfigMaps unless set).
+	res *resource
+	env envOptions
+	// opts are the reflector options of the row (the harness adds its
+	// backoff, clock and hooks).
+	opts reflector.Options
+	// before runs before the client starts; unsynced rows inject before
+	// the first sync.
+	before   func(e *env, kind string)
+	unsynced bool
+	// inject makes the fault and the writes that happen during it.
+	inject func(e *env, s *subject)
+	// check makes the row's own assertions once the client converged and
+	// returns what the client did, for the table.
+	check func(t *testing.T, e *env, s *subject) string
+	// longOnly rows run only in the long form (-reliability.long).
+	longOnly bool
+	// gap, per client kind, names the request that tracks a fault that
+	// client does not survive yet; that cell is skipped and shown as a gap.
+	gap map[string]string
+}
+
+// marker is the line the proxy's stream faults hit: the watch event of an
+// update of cm-1.
+const marker = `"name":"cm-1"`
+
+// forceRelist makes the client's next watch request fail with 410.
+func forceRelist(e *env, res resource) {
+	e.srv.FailNext(fakeapiserver.FailRule{Match: res.match("watch"), Code: 410})
+	e.srv.CutWatches(res.match(""), fakeapiserver.CutClean)
+}
+
+// errorsMatching returns the reported errors for which is holds.
+func errorsMatching(s *subject, is func(*reflector.Error) bool) []*reflector.Error {
+	var out []*reflector.Error
+	for _, e := range s.rec.errors() {
+		if is(e.v) {
+			out = append(out, e.v)
+		}
+	}
+	return out
+}
+
+func ofClass(c reflector.ErrorClass) func(*reflector.Error) bool {
+	return func(e *reflector.Error) bool { return e.Class == c }
+}
+
+// observed is the usual cell: the error classes reported and the relists.
+func observed(s *subject) string {
+	return fmt.Sprintf("%s; relists %d", s.rec.classes(), s.rec.relists())
+}
+
+// assertSlowRetries checks that every error only a human can fix was
+// followed by the longest wait, never a quick retry.
+// A streaming list refused that way falls back to a paginated LIST at once
+// (a different request, tried once).
+func assertSlowRetries(t *testing.T, s *subject) int {
+	n := 0
+	for _, e := range errorsMatching(s, ofClass(reflector.ClassNeedsHuman)) {
+		n++
+		if _, ok := e.Next.(reflector.Listing); ok && e.Op == "streaming list" {
+			continue
+		}
+		b, ok := e.Next.(reflector.BackingOff)
+		if assert.True(t, ok, "after %v the client goes to %v, not a wait", e, e.Next) {
+			assert.Equal(t, harnessBackoff.Max, b.Delay, "after %v", e)
+		}
+	}
+	return n
+}
+
+func staleRow() row {
+	var oldRV int64
+	// moveOn changes the server's state after recording where it was.
+	moveOn := func(e *env) {
+		oldRV = e.srv.ResourceVersion()
+		e.update(configMaps, "cm-1", "new")
+		e.remove(configMaps, "cm-2")
+		e.create(configMaps, "cm-7", "new")
+	}
+	return row{
+		fault: "stale read from a lagging server",
+		how: "fake server serves rv=0 lists from an old snapshot; a reflector restarted over its kept store " +
+			"(an informer: started fresh) lists at rv=0",
+		expect: "nothing goes back: no deleted object returns, no newer one is lost; converges through the watch",
+		opts:   reflector.Options{DisableStreamingList: true},
+		gap:    map[string]string{"reflector": "docs/requests-reliability.md §2"},
+		before: func(e *env, kind string) {
+			if kind == "informer" {
+				moveOn(e)
+				e.srv.ServeStaleLists(oldRV)
+			}
+		},
+		inject: func(e *env, s *subject) {
+			if s.restart != nil {
+				moveOn(e)
+				e.waitConverged(configMaps, s)
+				s.stop()
+				e.srv.ServeStaleLists(oldRV)
+				*s = *s.restart()
+			}
+			e.waitFor("the first list", func() bool { return len(tracesOf[reflector.ListPageReceived](s.rec)) > 0 })
+			e.srv.StopStaleLists()
+			e.update(configMaps, "cm-3", "new")
+		},
+		check: func(t *testing.T, e *env, s *subject) string {
+			pages := tracesOf[reflector.ListPageReceived](s.rec)
+			require.NotEmpty(t, pages)
+			assert.Equal(t, fmt.Sprint(oldRV), pages[0].v.ResourceVersion, "the stale list was not served")
+			return fmt.Sprintf("listed at stale rv=%s; %s", pages[0].v.ResourceVersion, observed(s))
+		},
+	}
+}
+
+func authRow(code int) row {
+	name := map[int]string{401: "401 Unauthorized", 403: "403 Forbidden"}[code]
+	return row{
+		fault:  name,
+		how:    fmt.Sprintf("fake server answers the next 3 watch requests %d", code),
+		expect: "reported as needs-human, retried only after the longest backoff",
+		inject: func(e *env, s *subject) {
+			e.srv.FailNext(fakeapiserver.FailRule{Match: configMaps.match("watch"), Code: code, Count: 3})
+			e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
+			e.update(configMaps, "cm-1", "x")
+		},
+		check: func(t *testing.T, e *env, s *subject) string {
+			n := assertSlowRetries(t, s)
+			assert.Equal(t, 3, n, "each refused request reported once")
+			return fmt.Sprintf("%d reported, each followed by a %v wait; %s", n, harnessBackoff.Max, observed(s))
+		},
+	}
+}
+
+var widgets = resource{group: "example.com", version: "v1", plural: "widgets", namespace: "default"}
+
+const widgetCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+ "metadata":{"name":"widgets.example.com"},
+ "spec":{"group":"example.com","scope":"Namespaced",
+  "names":{"plural":"widgets","singular":"widget","kind":"Widget"},
+  "versions":[{"name":"v1","served":true,"storage":true,
+    "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+
+var crds = resource{group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions"}
+
+func (e *env) createCRD() {
+	e.t.Helper()
+	err := crds.on(e.direct.Post(), "").Body([]byte(widgetCRD)).SetHeader("Content-Type", "application/json").Do(e.ctx).Error()
+	require.NoError(e.t, err)
+}
+
+func (e *env) deleteCRD() {
+	e.t.Helper()
+	require.NoError(e.t, crds.on(e.direct.Delete(), "widgets.example.com").Do(e.ctx).Error())
+}
+
+func crdRow() row {
+	return row{
+		fault:  "the watched resource deleted (CRD removed)",
+		how:    "delete the CustomResourceDefinition, then create it again with new objects",
+		res:    &widgets,
+		expect: "objects deleted, 404 reported as needs-human and retried slowly; new objects listed once it is back",
+		before: func(e *env, _ string) {
+			e.createCRD()
+			e.seed(widgets, "w", 3)
+		},
+		inject: func(e *env, s *subject) {
+			e.deleteCRD()
+			e.waitFor("a 404", func() bool {
+				return len(errorsMatching(s, func(err *reflector.Error) bool { return rest.IsNotFound(err) })) > 0
+			})
+			e.waitConverged(widgets, s) // to nothing
+			e.createCRD()
+			e.seed(widgets, "again", 2)
+		},
+		check: func(t *testing.T, e *env, s *subject) string {
+			assertSlowRetries(t, s)
+			return observed(s)
+		},
+	}
+}
+
+// hugeFrame is one watch frame a byte over the decoder's bound.
+func hugeFrame() io.Reader {
+	head := `{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"huge"},"data":{"v":"`
+	tail := "\"}}}\n"
+	n := int64(watch.DefaultMaxFrameSize) + 1 - int64(len(head)+len(tail)-1)
+	return io.MultiReader(strings.NewReader(head), io.LimitReader(repeatByte(0), n), strings.NewReader(tail))
+}
+
+// repeatByte is an endless stream of one byte.
+type repeatByte byte
+
+// xs is a block of the filler byte; Read copies from it.
+var xs = bytes.Repeat([]byte{'x'}, 64<<10)
+
+func (b repeatByte) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		n += copy(p[n:], xs)
+	}
+	return n, nil
+}
+
+const error410 = `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5 (9)","reason":"Expired","code":410}}` + "\n"
+
+func matrixRows() []row {
+	return []row{
+		{
+			fault:    "connection refused at start",
+			how:      "client pointed at a loopback port nothing listens on; the proxy starts there later",
+			expect:   "refused dials reported as transient, retried with backoff; syncs once the server is there",
+			env:      envOptions{refused: true},
+			unsynced: true,
+			inject: func(e *env, s *subject) {
+				e.waitFor("two refused dials", func() bool {
+					return len(errorsMatching(s, func(err *reflector.Error) bool { return errors.Is(err, syscall.ECONNREFUSED) })) >= 2
+				})
+				e.listen()
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				refused := errorsMatching(s, func(err *reflector.Error) bool { return errors.Is(err, syscall.ECONNREFUSED) })
+				for _, err := range refused {
+					assert.Equal(t, reflector.ClassTransient, err.Class, "%v", err)
+				}
+				return fmt.Sprintf("%d refused; %s", len(refused), observed(s))
+			},
+		},
+		{
+			fault:  "connection reset mid-frame",
+			how:    "proxy sends half of an event, then resets the TCP connection",
+			expect: "transient error, watch resumed from the last whole event, no relist",
+			inject: func(e *env, s *subject) {
+				e.proxy.ResetStream(marker)
+				e.update(configMaps, "cm-1", "x")
+				e.update(configMaps, "cm-3", "y")
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				assert.Equal(t, 1, e.proxy.Counts()[reliability.FaultReset])
+				assert.NotEmpty(t, errorsMatching(s, func(err *reflector.Error) bool { return err.Op == "watch" && err.Class == reflector.ClassTransient }))
+				assert.Zero(t, s.rec.relists())
+				return observed(s)
+			},
+		},
+		{
+			fault:  "frame truncated, socket closed",
+			how:    "proxy sends half of an event, then closes without ending the response",
+			expect: "unexpected EOF reported as transient, watch resumed, no relist",
+			inject: func(e *env, s *subject) {
+				e.proxy.TruncateStream(marker)
+				e.update(configMaps, "cm-1", "x")
+				e.update(configMaps, "cm-3", "y")
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				eof := errorsMatching(s, func(err *reflector.Error) bool { return errors.Is(err, io.ErrUnexpectedEOF) })
+				require.NotEmpty(t, eof, "the cut frame was not reported as an unexpected EOF")
+				assert.Equal(t, reflector.ClassTransient, eof[0].Class)
+				assert.Zero(t, s.rec.relists())
+				return observed(s)
+			},
+		},
+		{
+			fault:  "server restarted, data kept",
+			how:    "fake server drops every connection and watch, keeps its data and history",
+			expect: "watch resumed from its resourceVersion, no relist",
+			inject: func(e *env, s *subject) {
+				e.srv.Restart(false)
+				e.update(configMaps, "cm-1", "x")
+				e.remove(configMaps, "cm-4")
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				assert.Zero(t, s.rec.relists())
+				return observed(s)
+			},
+		},
+		staleRow(),
+		authRow(401),
+		authRow(403),
+		crdRow(),
+		{
+			fault:  "410 Gone as an immediate response",
+			how:    "fake server answers the next watch 410 Expired",
+			expect: "expired: relist at a consistent read",
+			inject: func(e *env, s *subject) {
+				forceRelist(e, configMaps)
+				e.update(configMaps, "cm-1", "x")
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				assert.NotEmpty(t, errorsMatching(s, ofClass(reflector.ClassExpired)))
+				assert.Equal(t, 1, s.rec.relists())
+				return observed(s)
+			},
+		},
+		{
+			fault:  "410 Gone as an ERROR event",
+			how:    "proxy writes an ERROR event (Status 410 Expired) into the stream and ends it",
+			expect: "expired: relist at a consistent read",
+			inject: func(e *env, s *subject) {
+				e.proxy.InjectAfter(marker, func() io.Reader { return strings.NewReader(error410) }, true)
+				e.update(configMaps, "cm-1", "x")
+				e.update(configMaps, "cm-3", "y")
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				assert.NotEmpty(t, errorsMatching(s, ofClass(reflector.ClassExpired)))
+				assert.Equal(t, 1, s.rec.relists())
+				return observed(s)
+			},
+		},
+		{
+			fault:  "410 Gone on a continue token",
+			how:    "a relist paged by 2; fake server expires the continue token",
+			expect: "the list restarts as one request without limit",
+			opts:   reflector.Options{DisableStreamingList: true, PageSize: 2},
+			inject: func(e *env, s *subject) {
+				e.srv.ExpireNextContinue(configMaps.match(""), 1, false)
+				forceRelist(e, configMaps)
+				e.update(configMaps, "cm-1", "x")
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				require.Len(t, tracesOf[reflector.ListRestarted](s.rec), 1)
+				return "list restarted; " + observed(s)
+			},
+		},
+		retryAfterRow(false),
+		retryAfterRow(true),
+		burstRow(),
+		{
+			fault:  "a watch that never sends a byte",
+			how:    "proxy answers 200 with headers and then nothing",
+			expect: "the client's own deadline (timeoutSeconds + 30s, on its clock) ends it; watch resumed",
+			inject: func(e *env, s *subject) {
+				e.proxy.SilenceNextWatch(true)
+				e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
+				e.waitFor("the silent watch", func() bool { return e.proxy.Counts()[reliability.FaultSilence] == 1 })
+				e.update(configMaps, "cm-1", "x")
+				e.waitTimerAtLeast(reflector.DefaultMinWatchTimeout)
+				e.clock.Advance(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				assert.Zero(t, s.rec.relists())
+				return observed(s)
+			},
+		},
+		{
+			fault:  "a server that never answers the watch request",
+			how:    "proxy accepts the watch request and sends nothing, not even headers",
+			expect: "the client's own deadline ends it; watch resumed",
+			gap:    map[string]string{"reflector": "docs/requests-reliability.md §1", "informer": "docs/requests-reliability.md §1"},
+			inject: func(e *env, s *subject) {
+				e.proxy.SilenceNextWatch(false)
+				e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
+				e.waitFor("the silent watch", func() bool { return e.proxy.Counts()[reliability.FaultSilence] == 1 })
+				e.update(configMaps, "cm-1", "x")
+				e.waitTimerAtLeast(reflector.DefaultMinWatchTimeout)
+				e.clock.Advance(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
+			},
+			check: func(t *testing.T, e *env, s *subject) string { return observed(s) },
+		},
+		{
+			fault:  "a watch stalled until the server closes it",
+			how:    "fake server stops writing to the watch; its queue (3) fills and it drops the watcher",
+			expect: "watch resumed from the last event, no relist",
+			env:    envOptions{server: fakeapiserver.Options{WatchQueueLength: 3}},
+			inject: func(e *env, s *subject) {
+				require.Equal(e.t, 1, e.srv.StallWatches(configMaps.match("")))
+				for i := range 8 {
+					e.update(configMaps, "cm-1", fmt.Sprint(i))
+				}
+			},
+			check: func(t *testing.T, e *env, s *subject) string { return observed(s) },
+		},
+		{
+			fault:  "a malformed frame",
+			how:    "proxy writes a line that is not JSON after an event",
+			expect: "syntax error reported as transient, watch resumed, no relist",
+			inject: func(e *env, s *subject) {
+				e.proxy.InjectAfter(marker, func() io.Reader { return strings.NewReader("{\"type\":\"MODIFIED\",\"object\":{not json}\n") }, false)
+				e.update(configMaps, "cm-1", "x")
+				e.update(configMaps, "cm-3", "y")
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				var syntax *watch.SyntaxError
+				bad := errorsMatching(s, func(err *reflector.Error) bool { return errors.As(err, &syntax) })
+				require.NotEmpty(t, bad, "the malformed frame was not reported")
+				assert.Equal(t, reflector.ClassTransient, bad[0].Class)
+				assert.Zero(t, s.rec.relists())
+				return observed(s)
+			},
+		},
+		{
+			fault:    "a frame over the size bound",
+			longOnly: true,
+			env:      envOptions{timeout: 3 * time.Minute},
+			how:    fmt.Sprintf("proxy writes one event of %d MiB + 1 byte (watch.DefaultMaxFrameSize)", watch.DefaultMaxFrameSize>>20),
+			expect: "frame-too-large reported, watch resumed, no relist",
+			inject: func(e *env, s *subject) {
+				e.proxy.InjectAfter(marker, hugeFrame, false)
+				e.update(configMaps, "cm-1", "x")
+				e.update(configMaps, "cm-3", "y")
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				big := errorsMatching(s, func(err *reflector.Error) bool { return errors.Is(err, watch.ErrFrameTooLarge) })
+				require.NotEmpty(t, big, "the oversized frame was not reported")
+				assert.Zero(t, s.rec.relists())
+				return observed(s)
+			},
+		},
+		{
+			fault:  "compaction while disconnected",
+			how:    "proxy holds the reconnect; writes and a compaction happen meanwhile",
+			expect: "the resumed watch gets 410 (ERROR event): relist",
+			inject: func(e *env, s *subject) {
+				e.proxy.HoldWatches()
+				e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutAbort)
+				e.waitFor("the held reconnect", func() bool { return e.proxy.Counts()[reliability.FaultHold] >= 1 })
+				e.update(configMaps, "cm-1", "x")
+				e.remove(configMaps, "cm-2")
+				e.create(configMaps, "cm-8", "z")
+				e.srv.CompactNow()
+				e.proxy.ReleaseWatches()
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				assert.NotEmpty(t, errorsMatching(s, ofClass(reflector.ClassExpired)))
+				assert.Equal(t, 1, s.rec.relists())
+				return observed(s)
+			},
+		},
+		{
+			fault:    "a streaming list that never sends its end bookmark",
+			how:      "proxy drops the k8s.io/initial-events-end bookmark",
+			expect:   "after InitialEventsTimeout (on the client's clock) the client lists instead",
+			unsynced: true,
+			before:   func(e *env, _ string) { e.proxy.DropInitialEventsEnd(1) },
+			inject: func(e *env, s *subject) {
+				e.waitFor("the dropped bookmark", func() bool { return e.proxy.Counts()[reliability.FaultDropEnd] == 1 })
+				e.waitTimer(reflector.DefaultInitialEventsTimeout)
+				// A change now would end the streaming list as well (a
+				// MODIFIED before the bookmark): write after the bound.
+				e.clock.Advance(reflector.DefaultInitialEventsTimeout)
+				e.update(configMaps, "cm-1", "x")
+			},
+			check: func(t *testing.T, e *env, s *subject) string {
+				timeouts := errorsMatching(s, func(err *reflector.Error) bool { return errors.Is(err, reflector.ErrInitialEventsTimeout) })
+				assert.Len(t, timeouts, 1)
+				assert.GreaterOrEqual(t, e.proxy.Requests()["list"], 1, "no fallback LIST")
+				return observed(s)
+			},
+		},
+	}
+}
+
+func retryAfterRow(plain bool) row {
+	const retry = 7
+	r := row{
+		fault:  "429 with Retry-After",
+		how:    fmt.Sprintf("fake server answers the next watch 429, Retry-After: %d (a Status)", retry),
+		expect: fmt.Sprintf("throttled: the next request waits at least %ds on the client's clock; no relist", retry),
+	}
+	if plain {
+		r.fault = "429 as plain text (priority and fairness)"
+		r.how = fmt.Sprintf("fake server answers the next watch 429 with a text body, Retry-After: %d", retry)
+	}
+	r.inject = func(e *env, s *subject) {
+		e.srv.FailNext(fakeapiserver.FailRule{Match: configMaps.match("watch"), Code: 429, RetryAfterSeconds: retry, PlainText: plain})
+		e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
+		e.update(configMaps, "cm-1", "x")
+		e.waitTimer(retry * time.Second)
+		// A hair before Retry-After the client is still waiting.
+		e.clock.Advance(retry*time.Second - time.Millisecond)
+		require.Contains(e.t, e.clock.Pending(), retry*time.Second, "the client stopped waiting before Retry-After")
+		e.clock.Advance(time.Millisecond)
+	}
+	r.check = func(t *testing.T, e *env, s *subject) string {
+		var throttled *timed[*reflector.Error]
+		for _, err := range s.rec.errors() {
+			if err.v.Class == reflector.ClassThrottled {
+				throttled = &err
+			}
+		}
+		require.NotNil(t, throttled, "no throttled error reported")
+		var next *timed[reflector.WatchRequested]
+		for _, w := range tracesOf[reflector.WatchRequested](s.rec) {
+			if w.seq > throttled.seq {
+				next = &w
+				break
+			}
+		}
+		require.NotNil(t, next, "no watch after the 429")
+		waited := next.at.Sub(throttled.at)
+		assert.GreaterOrEqual(t, waited, retry*time.Second)
+		assert.Zero(t, s.rec.relists())
+		return fmt.Sprintf("waited %v; %s", waited, observed(s))
+	}
+	return r
+}
+
+func burstRow() row {
+	return row{
+		fault:  "500/503/504 bursts",
+		how:    "fake server fails the next watches 500, 500, 503, 503, 504; later, after a quiet period, one 503",
+		expect: "transient: backoff doubles to its cap, then starts again from its first step after the quiet period",
+		inject: func(e *env, s *subject) {
+			for _, f := range []struct{ code, n int }{{500, 2}, {503, 2}, {504, 1}} {
+				e.srv.FailNext(fakeapiserver.FailRule{Match: configMaps.match("watch"), Code: f.code, Count: f.n})
+			}
+			e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
+			e.update(configMaps, "cm-1", "x")
+			e.waitConverged(configMaps, s)
+			e.clock.Advance(harnessBackoff.ResetAfter + time.Millisecond)
+			e.srv.FailNext(fakeapiserver.FailRule{Match: configMaps.match("watch"), Code: 503})
+			e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
+			e.update(configMaps, "cm-3", "y")
+		},
+		check: func(t *testing.T, e *env, s *subject) string {
+			got := s.rec.backoffs()
+			// The cut watch (closed at once, no event) and five failures
+			// grow the wait; after the quiet period the next failure
+			// waits the first step again.
+			want := []time.Duration{10, 20, 40, 80, 160, 320}
+			for i := range want {
+				want[i] *= time.Millisecond
+			}
+			require.GreaterOrEqual(t, len(got), len(want)+1, "waits: %v", got)
+			assert.Equal(t, want, got[:len(want)], "the backoff grows to its cap")
+			assert.Equal(t, harnessBackoff.Initial, got[len(got)-1], "the backoff resets after a quiet period: %v", got)
+			assert.Zero(t, s.rec.relists())
+			return fmt.Sprintf("waits %v; %s", got, observed(s))
+		},
+	}
+}
+
+// matrixResult is one cell of the table.
+type matrixResult struct {
+	ok        bool
+	converged time.Duration
+	observed  string
+}
+
+func TestFaultMatrix(t *testing.T) {
+	rows := matrixRows()
+	var mu sync.Mutex
+	results := map[string]map[string]matrixResult{}
+	for _, r := range rows {
+		results[r.fault] = map[string]matrixResult{}
+		for _, kind := range clientKinds {
+			t.Run(strings.ReplaceAll(r.fault, " ", "_")+"/"+kind, func(t *testing.T) {
+				if r.longOnly && !*long {
+					t.Skip("long form only (-reliability.long, make chaos): see docs/requests-reliability.md §3")
+				}
+				if gap := r.gap[kind]; gap != "" {
+					t.Skipf("the %s does not survive this fault yet: %s", kind, gap)
+				}
+				res := configMaps
+				if r.res != nil {
+					res = *r.res
+				}
+				e := newEnv(t, r.env)
+				if res == configMaps {
+					e.seed(res, "cm", 5)
+				}
+				if r.before != nil {
+					r.before(e, kind)
+				}
+				s := start[*meta.Unstructured](e, kind, res, r.opts)
+				if !r.unsynced {
+					e.waitConverged(res, s)
+					require.NoError(t, e.srv.WaitForWatchers(e.ctx, res.match("").Resource, 1))
+				}
+				r.inject(e, s)
+				d := e.waitConverged(res, s)
+				cell := r.check(t, e, s)
+				require.Empty(t, e.mon.Violations())
+				assert.NotContains(t, e.out.String(), testToken, "a credential appeared in the output")
+				mu.Lock()
+				results[r.fault][kind] = matrixResult{ok: !t.Failed(), converged: d, observed: cell}
+				mu.Unlock()
+			})
+		}
+	}
+	table := matrixTable(rows, results)
+	t.Logf("fault matrix (go test ./internal/reliability -run TestFaultMatrix -v):\n%s", table)
+	if *matrixOut != "" {
+		require.NoError(t, os.WriteFile(*matrixOut, []byte(table), 0o644))
+	}
+}
+
+// matrixTable renders the results.
+func matrixTable(rows []row, results map[string]map[string]matrixResult) string {
+	tab := reliability.Table{Header: []string{"fault", "injected by", "the client must", "reflector", "informer"}}
+	for _, r := range rows {
+		cells := []string{r.fault, r.how, r.expect}
+		for _, kind := range clientKinds {
+			res, ran := results[r.fault][kind]
+			switch {
+			case r.gap[kind] != "":
+				cells = append(cells, "GAP: "+r.gap[kind])
+			case !ran && r.longOnly && !*long:
+				cells = append(cells, "long form only (make chaos)")
+			case !ran:
+				cells = append(cells, "not run")
+			case !res.ok:
+				cells = append(cells, "FAIL: "+res.observed)
+			default:
+				cells = append(cells, fmt.Sprintf("ok, converged in %v (%s)", res.converged.Round(time.Millisecond), res.observed))
+			}
+		}
+		tab.Rows = append(tab.Rows, cells)
+	}
+	return tab.Markdown()
+}
