@@ -44,7 +44,7 @@ type FactoryOptions struct {
 	// OnError receives every informer's errors (see Options.OnError).
 	OnError func(error)
 	// Reflector configures every informer's reflector (see
-	// Options.Reflector); its Name is set per informer.
+	// Options.Reflector); its Name is replaced by each informer's name.
 	Reflector reflector.Options
 }
 
@@ -123,12 +123,14 @@ func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
 	if spec.Namespace != "" {
 		name = spec.Namespace + "/" + spec.Resource
 	}
+	ropts := f.opts.Reflector
+	ropts.Name = name
 	inf, err := New(lw, Options[T]{
 		Name:                 name,
 		Queue:                spec.Queue,
 		Transform:            spec.Transform,
 		SkipUnchangedUpdates: spec.SkipUnchangedUpdates,
-		Reflector:            f.opts.Reflector,
+		Reflector:            ropts,
 		Clock:                f.opts.Clock,
 		OnError:              f.opts.OnError,
 	})
