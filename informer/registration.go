@@ -99,9 +99,10 @@ func (r *Registration[T]) SyncError() error {
 	return fmt.Errorf("handler still processing its initial events (%d queued)", r.Backlog().Queued)
 }
 
-// Remove stops delivering to the handler. No handler call starts after
-// Remove returns; a call in progress runs to its end (Run waits for it).
-// Remove may be called from the handler itself, and more than once.
+// Remove stops delivering to the handler. Once Remove has returned, the
+// handler receives nothing more, except a notification whose delivery had
+// already begun: that call runs to its end (Run waits for it). Remove may
+// be called from the handler itself, and more than once.
 func (r *Registration[T]) Remove() { r.l.inf.removeListener(r.l) }
 
 // Backlog returns the handler's backlog and counters.

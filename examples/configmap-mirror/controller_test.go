@@ -82,7 +82,7 @@ func TestMirrorConvergesAfterFaults(t *testing.T) {
 	src := cl.put(source("default", "settings", map[string]string{"v": "1"}))
 	out := cl.start()
 	cl.waitCopies("default/settings", cl.others("default"), map[string]string{"v": "1"})
-	// Two informers of the controller's, and the test's own.
+	// The controller's ConfigMap informer, and the test's own.
 	require.NoError(t, cl.srv.WaitForWatchers(cl.ctx, "configmaps", 2))
 
 	// The outage: no watch may open, the open ones are cut.
