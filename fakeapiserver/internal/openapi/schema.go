@@ -57,6 +57,13 @@ type Schema struct {
 	// is never omitted, so an object decoded into its Go type always has
 	// it (server-side apply's bookkeeping depends on that).
 	DefaultEmpty bool
+	// Default is the JSON literal of a scalar default ("\"TCP\"", "0"), as
+	// a defaulted key of an associative list needs it.
+	Default string
+	// Required lists the properties an object always has: the fields of
+	// its Go type that are never omitted (kube-openapi marks exactly
+	// those).
+	Required []string
 	// GVK is x-kubernetes-group-version-kind, set on the top-level
 	// definition of a kind.
 	GVK []GVK
@@ -230,7 +237,7 @@ func (d *Definitions) Resolve(s *Schema) *Schema {
 
 func (s *Schema) hasOverlay() bool {
 	return s.ListType != "" || len(s.ListMapKeys) > 0 || s.MapType != "" || s.PatchStrategy != "" ||
-		s.PatchMergeKey != "" || s.PreserveUnknownFields || s.IntOrString || s.EmbeddedResource || s.DefaultEmpty
+		s.PatchMergeKey != "" || s.PreserveUnknownFields || s.IntOrString || s.EmbeddedResource || s.DefaultEmpty || s.Default != ""
 }
 
 // overlay copies the extensions set on ref onto dst.
@@ -255,6 +262,9 @@ func overlay(dst, ref *Schema) {
 	dst.IntOrString = dst.IntOrString || ref.IntOrString
 	dst.EmbeddedResource = dst.EmbeddedResource || ref.EmbeddedResource
 	dst.DefaultEmpty = ref.DefaultEmpty
+	if ref.Default != "" {
+		dst.Default = ref.Default
+	}
 }
 
 // Field returns the resolved schema of a field of the object s describes:

@@ -39,17 +39,19 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.AuditAnnotation": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"key", "valueExpression"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
-			{"valueExpression", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
+			{"valueExpression", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.ExpressionWarning": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"fieldRef", "warning"},
 		Properties: []Property{
-			{"fieldRef", &Schema{Type: "string"}},
-			{"warning", &Schema{Type: "string"}},
+			{"fieldRef", &Schema{Type: "string", Default: "\"\""}},
+			{"warning", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.JSONPatch": {
@@ -59,10 +61,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.MatchCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"expression", "name"},
 		Properties: []Property{
-			{"expression", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"expression", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.MatchResources": {
@@ -97,8 +100,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBindingList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingAdmissionPolicyBindingList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingAdmissionPolicyBindingList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding"}}},
@@ -115,8 +119,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingAdmissionPolicyList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingAdmissionPolicyList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy"}}},
@@ -137,14 +142,15 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.MutatingWebhook": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"admissionReviewVersions", "clientConfig", "name", "sideEffects"},
 		Properties: []Property{
 			{"admissionReviewVersions", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"clientConfig", &Schema{Ref: "io.k8s.api.admissionregistration.v1.WebhookClientConfig", DefaultEmpty: true}},
 			{"failurePolicy", &Schema{Type: "string"}},
 			{"matchConditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"name"}, PatchStrategy: "merge", PatchMergeKey: "name", Items: &Schema{Ref: "io.k8s.api.admissionregistration.v1.MatchCondition"}}},
 			{"matchPolicy", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"namespaceSelector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
 			{"objectSelector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
 			{"reinvocationPolicy", &Schema{Type: "string"}},
@@ -164,8 +170,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfigurationList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfigurationList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration"}}},
@@ -174,11 +181,12 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.Mutation": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"patchType"},
 		Properties: []Property{
 			{"applyConfiguration", &Schema{Ref: "io.k8s.api.admissionregistration.v1.ApplyConfiguration"}},
 			{"jsonPatch", &Schema{Ref: "io.k8s.api.admissionregistration.v1.JSONPatch"}},
-			{"patchType", &Schema{Type: "string"}},
+			{"patchType", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.NamedRuleWithOperations": {
@@ -222,10 +230,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.ServiceReference": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "namespace"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
-			{"namespace", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"namespace", &Schema{Type: "string", Default: "\"\""}},
 			{"path", &Schema{Type: "string"}},
 			{"port", &Schema{Type: "integer", Format: "int32"}},
 		},
@@ -248,8 +257,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding": {
-		Type: "object",
-		GVK:  []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBinding"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBinding"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -258,8 +268,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBindingList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBindingList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding"}}},
@@ -268,7 +279,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"policyName", "validationActions"},
 		Properties: []Property{
 			{"matchResources", &Schema{Ref: "io.k8s.api.admissionregistration.v1.MatchResources"}},
 			{"paramRef", &Schema{Ref: "io.k8s.api.admissionregistration.v1.ParamRef"}},
@@ -277,8 +289,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy"}}},
@@ -307,14 +320,15 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.ValidatingWebhook": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"admissionReviewVersions", "clientConfig", "name", "sideEffects"},
 		Properties: []Property{
 			{"admissionReviewVersions", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"clientConfig", &Schema{Ref: "io.k8s.api.admissionregistration.v1.WebhookClientConfig", DefaultEmpty: true}},
 			{"failurePolicy", &Schema{Type: "string"}},
 			{"matchConditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"name"}, PatchStrategy: "merge", PatchMergeKey: "name", Items: &Schema{Ref: "io.k8s.api.admissionregistration.v1.MatchCondition"}}},
 			{"matchPolicy", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"namespaceSelector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
 			{"objectSelector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
 			{"rules", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.admissionregistration.v1.RuleWithOperations"}}},
@@ -333,8 +347,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfigurationList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfigurationList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration"}}},
@@ -343,20 +358,22 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.Validation": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"expression"},
 		Properties: []Property{
-			{"expression", &Schema{Type: "string"}},
+			{"expression", &Schema{Type: "string", Default: "\"\""}},
 			{"message", &Schema{Type: "string"}},
 			{"messageExpression", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.Variable": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"expression", "name"},
 		Properties: []Property{
-			{"expression", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"expression", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.admissionregistration.v1.WebhookClientConfig": {
@@ -368,19 +385,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.ControllerRevision": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "ControllerRevision"}},
+		Type:     "object",
+		Required: []string{"data"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "ControllerRevision"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"data", &Schema{Ref: "io.k8s.apimachinery.pkg.runtime.RawExtension"}},
 			{"kind", &Schema{Type: "string"}},
 			{"metadata", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", DefaultEmpty: true}},
-			{"revision", &Schema{Type: "integer", Format: "int64"}},
+			{"revision", &Schema{Type: "integer", Format: "int64", Default: "0"}},
 		},
 	},
 	"io.k8s.api.apps.v1.ControllerRevisionList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "ControllerRevisionList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "ControllerRevisionList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.apps.v1.ControllerRevision"}}},
@@ -389,8 +408,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.DaemonSet": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "DaemonSet"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "DaemonSet"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -405,13 +425,14 @@ var builtinSchemas = map[string]*Schema{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.apps.v1.DaemonSetList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "DaemonSetList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "DaemonSetList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.apps.v1.DaemonSet"}}},
@@ -420,7 +441,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.DaemonSetSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"selector", "template"},
 		Properties: []Property{
 			{"minReadySeconds", &Schema{Type: "integer", Format: "int32"}},
 			{"revisionHistoryLimit", &Schema{Type: "integer", Format: "int32"}},
@@ -430,15 +452,16 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.DaemonSetStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"currentNumberScheduled", "desiredNumberScheduled", "numberMisscheduled", "numberReady"},
 		Properties: []Property{
 			{"collisionCount", &Schema{Type: "integer", Format: "int32"}},
 			{"conditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"type"}, PatchStrategy: "merge", PatchMergeKey: "type", Items: &Schema{Ref: "io.k8s.api.apps.v1.DaemonSetCondition"}}},
-			{"currentNumberScheduled", &Schema{Type: "integer", Format: "int32"}},
-			{"desiredNumberScheduled", &Schema{Type: "integer", Format: "int32"}},
+			{"currentNumberScheduled", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"desiredNumberScheduled", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"numberAvailable", &Schema{Type: "integer", Format: "int32"}},
-			{"numberMisscheduled", &Schema{Type: "integer", Format: "int32"}},
-			{"numberReady", &Schema{Type: "integer", Format: "int32"}},
+			{"numberMisscheduled", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"numberReady", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"numberUnavailable", &Schema{Type: "integer", Format: "int32"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 			{"updatedNumberScheduled", &Schema{Type: "integer", Format: "int32"}},
@@ -452,8 +475,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.Deployment": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "Deployment"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "Deployment"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -469,13 +493,14 @@ var builtinSchemas = map[string]*Schema{
 			{"lastUpdateTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.apps.v1.DeploymentList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "DeploymentList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "DeploymentList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.apps.v1.Deployment"}}},
@@ -484,7 +509,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.DeploymentSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"selector", "template"},
 		Properties: []Property{
 			{"minReadySeconds", &Schema{Type: "integer", Format: "int32"}},
 			{"paused", &Schema{Type: "boolean"}},
@@ -518,8 +544,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.ReplicaSet": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "ReplicaSet"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "ReplicaSet"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -534,13 +561,14 @@ var builtinSchemas = map[string]*Schema{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.apps.v1.ReplicaSetList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "ReplicaSetList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "ReplicaSetList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.apps.v1.ReplicaSet"}}},
@@ -549,7 +577,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.ReplicaSetSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"selector"},
 		Properties: []Property{
 			{"minReadySeconds", &Schema{Type: "integer", Format: "int32"}},
 			{"replicas", &Schema{Type: "integer", Format: "int32"}},
@@ -558,14 +587,15 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.ReplicaSetStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"replicas"},
 		Properties: []Property{
 			{"availableReplicas", &Schema{Type: "integer", Format: "int32"}},
 			{"conditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"type"}, PatchStrategy: "merge", PatchMergeKey: "type", Items: &Schema{Ref: "io.k8s.api.apps.v1.ReplicaSetCondition"}}},
 			{"fullyLabeledReplicas", &Schema{Type: "integer", Format: "int32"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 			{"readyReplicas", &Schema{Type: "integer", Format: "int32"}},
-			{"replicas", &Schema{Type: "integer", Format: "int32"}},
+			{"replicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"terminatingReplicas", &Schema{Type: "integer", Format: "int32"}},
 		},
 	},
@@ -591,8 +621,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.StatefulSet": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "StatefulSet"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "StatefulSet"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -607,13 +638,14 @@ var builtinSchemas = map[string]*Schema{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.apps.v1.StatefulSetList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apps", Version: "v1", Kind: "StatefulSetList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "apps", Version: "v1", Kind: "StatefulSetList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.apps.v1.StatefulSet"}}},
@@ -624,7 +656,7 @@ var builtinSchemas = map[string]*Schema{
 	"io.k8s.api.apps.v1.StatefulSetOrdinals": {
 		Type: "object",
 		Properties: []Property{
-			{"start", &Schema{Type: "integer", Format: "int32"}},
+			{"start", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy": {
@@ -635,7 +667,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.apps.v1.StatefulSetSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"selector", "template"},
 		Properties: []Property{
 			{"minReadySeconds", &Schema{Type: "integer", Format: "int32"}},
 			{"ordinals", &Schema{Ref: "io.k8s.api.apps.v1.StatefulSetOrdinals"}},
@@ -644,23 +677,24 @@ var builtinSchemas = map[string]*Schema{
 			{"replicas", &Schema{Type: "integer", Format: "int32"}},
 			{"revisionHistoryLimit", &Schema{Type: "integer", Format: "int32"}},
 			{"selector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
-			{"serviceName", &Schema{Type: "string"}},
+			{"serviceName", &Schema{Type: "string", Default: "\"\""}},
 			{"template", &Schema{Ref: "io.k8s.api.core.v1.PodTemplateSpec", DefaultEmpty: true}},
 			{"updateStrategy", &Schema{Ref: "io.k8s.api.apps.v1.StatefulSetUpdateStrategy", DefaultEmpty: true}},
 			{"volumeClaimTemplates", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.PersistentVolumeClaim"}}},
 		},
 	},
 	"io.k8s.api.apps.v1.StatefulSetStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"replicas"},
 		Properties: []Property{
-			{"availableReplicas", &Schema{Type: "integer", Format: "int32"}},
+			{"availableReplicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"collisionCount", &Schema{Type: "integer", Format: "int32"}},
 			{"conditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"type"}, PatchStrategy: "merge", PatchMergeKey: "type", Items: &Schema{Ref: "io.k8s.api.apps.v1.StatefulSetCondition"}}},
 			{"currentReplicas", &Schema{Type: "integer", Format: "int32"}},
 			{"currentRevision", &Schema{Type: "string"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 			{"readyReplicas", &Schema{Type: "integer", Format: "int32"}},
-			{"replicas", &Schema{Type: "integer", Format: "int32"}},
+			{"replicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"updateRevision", &Schema{Type: "string"}},
 			{"updatedReplicas", &Schema{Type: "integer", Format: "int32"}},
 		},
@@ -721,12 +755,13 @@ var builtinSchemas = map[string]*Schema{
 		Type: "object",
 		Properties: []Property{
 			{"expirationTimestamp", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
-			{"token", &Schema{Type: "string"}},
+			{"token", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.authentication.v1.TokenReview": {
-		Type: "object",
-		GVK:  []GVK{{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenReview"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenReview"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -736,7 +771,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.authentication.v1.TokenReviewSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"token"},
 		Properties: []Property{
 			{"audiences", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"token", &Schema{Type: "string"}},
@@ -775,8 +811,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.authorization.v1.LocalSubjectAccessReview": {
-		Type: "object",
-		GVK:  []GVK{{Group: "authorization.k8s.io", Version: "v1", Kind: "LocalSubjectAccessReview"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "authorization.k8s.io", Version: "v1", Kind: "LocalSubjectAccessReview"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -793,7 +830,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.authorization.v1.NonResourceRule": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"verbs"},
 		Properties: []Property{
 			{"nonResourceURLs", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"verbs", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
@@ -814,7 +852,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.authorization.v1.ResourceRule": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"verbs"},
 		Properties: []Property{
 			{"apiGroups", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"resourceNames", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
@@ -823,8 +862,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.authorization.v1.SelfSubjectAccessReview": {
-		Type: "object",
-		GVK:  []GVK{{Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectAccessReview"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectAccessReview"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -841,8 +881,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.authorization.v1.SelfSubjectRulesReview": {
-		Type: "object",
-		GVK:  []GVK{{Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectRulesReview"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectRulesReview"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -858,8 +899,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.authorization.v1.SubjectAccessReview": {
-		Type: "object",
-		GVK:  []GVK{{Group: "authorization.k8s.io", Version: "v1", Kind: "SubjectAccessReview"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "authorization.k8s.io", Version: "v1", Kind: "SubjectAccessReview"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -880,35 +922,39 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.authorization.v1.SubjectAccessReviewStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"allowed"},
 		Properties: []Property{
-			{"allowed", &Schema{Type: "boolean"}},
+			{"allowed", &Schema{Type: "boolean", Default: "false"}},
 			{"denied", &Schema{Type: "boolean"}},
 			{"evaluationError", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.authorization.v1.SubjectRulesReviewStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"incomplete", "nonResourceRules", "resourceRules"},
 		Properties: []Property{
 			{"evaluationError", &Schema{Type: "string"}},
-			{"incomplete", &Schema{Type: "boolean"}},
+			{"incomplete", &Schema{Type: "boolean", Default: "false"}},
 			{"nonResourceRules", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.authorization.v1.NonResourceRule"}}},
 			{"resourceRules", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.authorization.v1.ResourceRule"}}},
 		},
 	},
 	"io.k8s.api.autoscaling.v1.CrossVersionObjectReference": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"kind", "name"},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
-			{"kind", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler": {
-		Type: "object",
-		GVK:  []GVK{{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -918,8 +964,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscalerList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscalerList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"}}},
@@ -928,20 +975,22 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"maxReplicas", "scaleTargetRef"},
 		Properties: []Property{
-			{"maxReplicas", &Schema{Type: "integer", Format: "int32"}},
+			{"maxReplicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"minReplicas", &Schema{Type: "integer", Format: "int32"}},
 			{"scaleTargetRef", &Schema{Ref: "io.k8s.api.autoscaling.v1.CrossVersionObjectReference", DefaultEmpty: true}},
 			{"targetCPUUtilizationPercentage", &Schema{Type: "integer", Format: "int32"}},
 		},
 	},
 	"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"currentReplicas", "desiredReplicas"},
 		Properties: []Property{
 			{"currentCPUUtilizationPercentage", &Schema{Type: "integer", Format: "int32"}},
-			{"currentReplicas", &Schema{Type: "integer", Format: "int32"}},
-			{"desiredReplicas", &Schema{Type: "integer", Format: "int32"}},
+			{"currentReplicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"desiredReplicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"lastScaleTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 		},
@@ -960,60 +1009,67 @@ var builtinSchemas = map[string]*Schema{
 	"io.k8s.api.autoscaling.v1.ScaleSpec": {
 		Type: "object",
 		Properties: []Property{
-			{"replicas", &Schema{Type: "integer", Format: "int32"}},
+			{"replicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.api.autoscaling.v1.ScaleStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"replicas"},
 		Properties: []Property{
-			{"replicas", &Schema{Type: "integer", Format: "int32"}},
+			{"replicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"selector", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.ContainerResourceMetricSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"container", "name", "target"},
 		Properties: []Property{
-			{"container", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"container", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"target", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricTarget", DefaultEmpty: true}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.ContainerResourceMetricStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"container", "current", "name"},
 		Properties: []Property{
-			{"container", &Schema{Type: "string"}},
+			{"container", &Schema{Type: "string", Default: "\"\""}},
 			{"current", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricValueStatus", DefaultEmpty: true}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.CrossVersionObjectReference": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"kind", "name"},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
-			{"kind", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.ExternalMetricSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"metric", "target"},
 		Properties: []Property{
 			{"metric", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricIdentifier", DefaultEmpty: true}},
 			{"target", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricTarget", DefaultEmpty: true}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.ExternalMetricStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"current", "metric"},
 		Properties: []Property{
 			{"current", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricValueStatus", DefaultEmpty: true}},
 			{"metric", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricIdentifier", DefaultEmpty: true}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.HPAScalingPolicy": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"periodSeconds", "type", "value"},
 		Properties: []Property{
-			{"periodSeconds", &Schema{Type: "integer", Format: "int32"}},
-			{"type", &Schema{Type: "string"}},
-			{"value", &Schema{Type: "integer", Format: "int32"}},
+			{"periodSeconds", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
+			{"value", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.HPAScalingRules": {
@@ -1026,8 +1082,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler": {
-		Type: "object",
-		GVK:  []GVK{{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -1044,19 +1101,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscalerList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscalerList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"}}},
@@ -1065,61 +1124,67 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"maxReplicas", "scaleTargetRef"},
 		Properties: []Property{
 			{"behavior", &Schema{Ref: "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior"}},
-			{"maxReplicas", &Schema{Type: "integer", Format: "int32"}},
+			{"maxReplicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"metrics", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricSpec"}}},
 			{"minReplicas", &Schema{Type: "integer", Format: "int32"}},
 			{"scaleTargetRef", &Schema{Ref: "io.k8s.api.autoscaling.v2.CrossVersionObjectReference", DefaultEmpty: true}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"desiredReplicas"},
 		Properties: []Property{
 			{"conditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"type"}, PatchStrategy: "merge", PatchMergeKey: "type", Items: &Schema{Ref: "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition"}}},
 			{"currentMetrics", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricStatus"}}},
 			{"currentReplicas", &Schema{Type: "integer", Format: "int32"}},
-			{"desiredReplicas", &Schema{Type: "integer", Format: "int32"}},
+			{"desiredReplicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"lastScaleTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.MetricIdentifier": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"selector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.MetricSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"containerResource", &Schema{Ref: "io.k8s.api.autoscaling.v2.ContainerResourceMetricSource"}},
 			{"external", &Schema{Ref: "io.k8s.api.autoscaling.v2.ExternalMetricSource"}},
 			{"object", &Schema{Ref: "io.k8s.api.autoscaling.v2.ObjectMetricSource"}},
 			{"pods", &Schema{Ref: "io.k8s.api.autoscaling.v2.PodsMetricSource"}},
 			{"resource", &Schema{Ref: "io.k8s.api.autoscaling.v2.ResourceMetricSource"}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.MetricStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"containerResource", &Schema{Ref: "io.k8s.api.autoscaling.v2.ContainerResourceMetricStatus"}},
 			{"external", &Schema{Ref: "io.k8s.api.autoscaling.v2.ExternalMetricStatus"}},
 			{"object", &Schema{Ref: "io.k8s.api.autoscaling.v2.ObjectMetricStatus"}},
 			{"pods", &Schema{Ref: "io.k8s.api.autoscaling.v2.PodsMetricStatus"}},
 			{"resource", &Schema{Ref: "io.k8s.api.autoscaling.v2.ResourceMetricStatus"}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.MetricTarget": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"averageUtilization", &Schema{Type: "integer", Format: "int32"}},
 			{"averageValue", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 			{"value", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
 		},
 	},
@@ -1132,7 +1197,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.autoscaling.v2.ObjectMetricSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"describedObject", "metric", "target"},
 		Properties: []Property{
 			{"describedObject", &Schema{Ref: "io.k8s.api.autoscaling.v2.CrossVersionObjectReference", DefaultEmpty: true}},
 			{"metric", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricIdentifier", DefaultEmpty: true}},
@@ -1140,7 +1206,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.autoscaling.v2.ObjectMetricStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"current", "describedObject", "metric"},
 		Properties: []Property{
 			{"current", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricValueStatus", DefaultEmpty: true}},
 			{"describedObject", &Schema{Ref: "io.k8s.api.autoscaling.v2.CrossVersionObjectReference", DefaultEmpty: true}},
@@ -1148,36 +1215,41 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.autoscaling.v2.PodsMetricSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"metric", "target"},
 		Properties: []Property{
 			{"metric", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricIdentifier", DefaultEmpty: true}},
 			{"target", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricTarget", DefaultEmpty: true}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.PodsMetricStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"current", "metric"},
 		Properties: []Property{
 			{"current", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricValueStatus", DefaultEmpty: true}},
 			{"metric", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricIdentifier", DefaultEmpty: true}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.ResourceMetricSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "target"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"target", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricTarget", DefaultEmpty: true}},
 		},
 	},
 	"io.k8s.api.autoscaling.v2.ResourceMetricStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"current", "name"},
 		Properties: []Property{
 			{"current", &Schema{Ref: "io.k8s.api.autoscaling.v2.MetricValueStatus", DefaultEmpty: true}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.batch.v1.CronJob": {
-		Type: "object",
-		GVK:  []GVK{{Group: "batch", Version: "v1", Kind: "CronJob"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "batch", Version: "v1", Kind: "CronJob"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -1187,8 +1259,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.batch.v1.CronJobList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "batch", Version: "v1", Kind: "CronJobList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "batch", Version: "v1", Kind: "CronJobList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.batch.v1.CronJob"}}},
@@ -1197,12 +1270,13 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.batch.v1.CronJobSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"jobTemplate", "schedule"},
 		Properties: []Property{
 			{"concurrencyPolicy", &Schema{Type: "string"}},
 			{"failedJobsHistoryLimit", &Schema{Type: "integer", Format: "int32"}},
 			{"jobTemplate", &Schema{Ref: "io.k8s.api.batch.v1.JobTemplateSpec", DefaultEmpty: true}},
-			{"schedule", &Schema{Type: "string"}},
+			{"schedule", &Schema{Type: "string", Default: "\"\""}},
 			{"startingDeadlineSeconds", &Schema{Type: "integer", Format: "int64"}},
 			{"successfulJobsHistoryLimit", &Schema{Type: "integer", Format: "int32"}},
 			{"suspend", &Schema{Type: "boolean"}},
@@ -1229,19 +1303,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.batch.v1.JobCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastProbeTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.batch.v1.JobList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "batch", Version: "v1", Kind: "JobList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "batch", Version: "v1", Kind: "JobList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.batch.v1.Job"}}},
@@ -1259,7 +1335,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.batch.v1.JobSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"template"},
 		Properties: []Property{
 			{"activeDeadlineSeconds", &Schema{Type: "integer", Format: "int64"}},
 			{"backoffLimit", &Schema{Type: "integer", Format: "int32"}},
@@ -1304,36 +1381,41 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.batch.v1.PodFailurePolicy": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"rules"},
 		Properties: []Property{
 			{"rules", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.batch.v1.PodFailurePolicyRule"}}},
 		},
 	},
 	"io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"operator", "values"},
 		Properties: []Property{
 			{"containerName", &Schema{Type: "string"}},
-			{"operator", &Schema{Type: "string"}},
+			{"operator", &Schema{Type: "string", Default: "\"\""}},
 			{"values", &Schema{Type: "array", ListType: "set", Items: &Schema{Type: "integer", Format: "int32"}}},
 		},
 	},
 	"io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.batch.v1.PodFailurePolicyRule": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"action"},
 		Properties: []Property{
-			{"action", &Schema{Type: "string"}},
+			{"action", &Schema{Type: "string", Default: "\"\""}},
 			{"onExitCodes", &Schema{Ref: "io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement"}},
 			{"onPodConditions", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern"}}},
 		},
 	},
 	"io.k8s.api.batch.v1.SuccessPolicy": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"rules"},
 		Properties: []Property{
 			{"rules", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.batch.v1.SuccessPolicyRule"}}},
 		},
@@ -1353,8 +1435,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.certificates.v1.CertificateSigningRequest": {
-		Type: "object",
-		GVK:  []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequest"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequest"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -1364,19 +1447,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.certificates.v1.CertificateSigningRequestCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"lastUpdateTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.certificates.v1.CertificateSigningRequestList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequestList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequestList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.certificates.v1.CertificateSigningRequest"}}},
@@ -1385,13 +1470,14 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.certificates.v1.CertificateSigningRequestSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"request", "signerName"},
 		Properties: []Property{
 			{"expirationSeconds", &Schema{Type: "integer", Format: "int32"}},
 			{"extra", &Schema{Type: "object", AdditionalProperties: &Schema{Type: "array", Items: &Schema{Type: "string"}}}},
 			{"groups", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"request", &Schema{Type: "string", Format: "byte"}},
-			{"signerName", &Schema{Type: "string"}},
+			{"signerName", &Schema{Type: "string", Default: "\"\""}},
 			{"uid", &Schema{Type: "string"}},
 			{"usages", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"username", &Schema{Type: "string"}},
@@ -1405,8 +1491,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.certificates.v1.ClusterTrustBundle": {
-		Type: "object",
-		GVK:  []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "ClusterTrustBundle"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "ClusterTrustBundle"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -1415,8 +1502,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.certificates.v1.ClusterTrustBundleList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "ClusterTrustBundleList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "ClusterTrustBundleList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.certificates.v1.ClusterTrustBundle"}}},
@@ -1425,15 +1513,17 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.certificates.v1.ClusterTrustBundleSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"trustBundle"},
 		Properties: []Property{
 			{"signerName", &Schema{Type: "string"}},
-			{"trustBundle", &Schema{Type: "string"}},
+			{"trustBundle", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.certificates.v1.PodCertificateRequest": {
-		Type: "object",
-		GVK:  []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "PodCertificateRequest"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "PodCertificateRequest"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -1443,8 +1533,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.certificates.v1.PodCertificateRequestList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "PodCertificateRequestList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "certificates.k8s.io", Version: "v1", Kind: "PodCertificateRequestList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.certificates.v1.PodCertificateRequest"}}},
@@ -1453,16 +1544,17 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.certificates.v1.PodCertificateRequestSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"nodeName", "nodeUID", "podName", "podUID", "serviceAccountName", "serviceAccountUID", "signerName", "stubPKCS10Request"},
 		Properties: []Property{
-			{"maxExpirationSeconds", &Schema{Type: "integer", Format: "int32"}},
-			{"nodeName", &Schema{Type: "string"}},
-			{"nodeUID", &Schema{Type: "string"}},
-			{"podName", &Schema{Type: "string"}},
-			{"podUID", &Schema{Type: "string"}},
-			{"serviceAccountName", &Schema{Type: "string"}},
-			{"serviceAccountUID", &Schema{Type: "string"}},
-			{"signerName", &Schema{Type: "string"}},
+			{"maxExpirationSeconds", &Schema{Type: "integer", Format: "int32", Default: "86400"}},
+			{"nodeName", &Schema{Type: "string", Default: "\"\""}},
+			{"nodeUID", &Schema{Type: "string", Default: "\"\""}},
+			{"podName", &Schema{Type: "string", Default: "\"\""}},
+			{"podUID", &Schema{Type: "string", Default: "\"\""}},
+			{"serviceAccountName", &Schema{Type: "string", Default: "\"\""}},
+			{"serviceAccountUID", &Schema{Type: "string", Default: "\"\""}},
+			{"signerName", &Schema{Type: "string", Default: "\"\""}},
 			{"stubPKCS10Request", &Schema{Type: "string", Format: "byte"}},
 			{"unverifiedUserAnnotations", &Schema{Type: "object", AdditionalProperties: &Schema{Type: "string"}}},
 		},
@@ -1488,8 +1580,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.coordination.v1.LeaseList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "coordination.k8s.io", Version: "v1", Kind: "LeaseList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "coordination.k8s.io", Version: "v1", Kind: "LeaseList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.coordination.v1.Lease"}}},
@@ -1510,12 +1603,13 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"volumeID"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
 			{"partition", &Schema{Type: "integer", Format: "int32"}},
 			{"readOnly", &Schema{Type: "boolean"}},
-			{"volumeID", &Schema{Type: "string"}},
+			{"volumeID", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.Affinity": {
@@ -1527,50 +1621,56 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.AppArmorProfile": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"localhostProfile", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.AttachedVolume": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"devicePath", "name"},
 		Properties: []Property{
-			{"devicePath", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"devicePath", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.AzureDiskVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"diskName", "diskURI"},
 		Properties: []Property{
-			{"cachingMode", &Schema{Type: "string"}},
-			{"diskName", &Schema{Type: "string"}},
-			{"diskURI", &Schema{Type: "string"}},
-			{"fsType", &Schema{Type: "string"}},
-			{"kind", &Schema{Type: "string"}},
-			{"readOnly", &Schema{Type: "boolean"}},
+			{"cachingMode", &Schema{Type: "string", Default: "\"ReadWrite\""}},
+			{"diskName", &Schema{Type: "string", Default: "\"\""}},
+			{"diskURI", &Schema{Type: "string", Default: "\"\""}},
+			{"fsType", &Schema{Type: "string", Default: "\"ext4\""}},
+			{"kind", &Schema{Type: "string", Default: "\"Shared\""}},
+			{"readOnly", &Schema{Type: "boolean", Default: "false"}},
 		},
 	},
 	"io.k8s.api.core.v1.AzureFilePersistentVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"secretName", "shareName"},
 		Properties: []Property{
 			{"readOnly", &Schema{Type: "boolean"}},
-			{"secretName", &Schema{Type: "string"}},
+			{"secretName", &Schema{Type: "string", Default: "\"\""}},
 			{"secretNamespace", &Schema{Type: "string"}},
-			{"shareName", &Schema{Type: "string"}},
+			{"shareName", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.AzureFileVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"secretName", "shareName"},
 		Properties: []Property{
 			{"readOnly", &Schema{Type: "boolean"}},
-			{"secretName", &Schema{Type: "string"}},
-			{"shareName", &Schema{Type: "string"}},
+			{"secretName", &Schema{Type: "string", Default: "\"\""}},
+			{"shareName", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.Binding": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "Binding"}},
+		Type:     "object",
+		Required: []string{"target"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "Binding"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -1579,24 +1679,26 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.CSIPersistentVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"driver", "volumeHandle"},
 		Properties: []Property{
 			{"controllerExpandSecretRef", &Schema{Ref: "io.k8s.api.core.v1.SecretReference"}},
 			{"controllerPublishSecretRef", &Schema{Ref: "io.k8s.api.core.v1.SecretReference"}},
-			{"driver", &Schema{Type: "string"}},
+			{"driver", &Schema{Type: "string", Default: "\"\""}},
 			{"fsType", &Schema{Type: "string"}},
 			{"nodeExpandSecretRef", &Schema{Ref: "io.k8s.api.core.v1.SecretReference"}},
 			{"nodePublishSecretRef", &Schema{Ref: "io.k8s.api.core.v1.SecretReference"}},
 			{"nodeStageSecretRef", &Schema{Ref: "io.k8s.api.core.v1.SecretReference"}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"volumeAttributes", &Schema{Type: "object", AdditionalProperties: &Schema{Type: "string"}}},
-			{"volumeHandle", &Schema{Type: "string"}},
+			{"volumeHandle", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.CSIVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"driver"},
 		Properties: []Property{
-			{"driver", &Schema{Type: "string"}},
+			{"driver", &Schema{Type: "string", Default: "\"\""}},
 			{"fsType", &Schema{Type: "string"}},
 			{"nodePublishSecretRef", &Schema{Ref: "io.k8s.api.core.v1.LocalObjectReference"}},
 			{"readOnly", &Schema{Type: "boolean"}},
@@ -1611,7 +1713,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.CephFSPersistentVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"monitors"},
 		Properties: []Property{
 			{"monitors", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"path", &Schema{Type: "string"}},
@@ -1622,7 +1725,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.CephFSVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"monitors"},
 		Properties: []Property{
 			{"monitors", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"path", &Schema{Type: "string"}},
@@ -1633,21 +1737,23 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.CinderPersistentVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"volumeID"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"secretRef", &Schema{Ref: "io.k8s.api.core.v1.SecretReference"}},
-			{"volumeID", &Schema{Type: "string"}},
+			{"volumeID", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.CinderVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"volumeID"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"secretRef", &Schema{Ref: "io.k8s.api.core.v1.LocalObjectReference"}},
-			{"volumeID", &Schema{Type: "string"}},
+			{"volumeID", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ClientIPConfig": {
@@ -1657,23 +1763,25 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ClusterTrustBundleProjection": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"path"},
 		Properties: []Property{
 			{"labelSelector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
 			{"name", &Schema{Type: "string"}},
 			{"optional", &Schema{Type: "boolean"}},
-			{"path", &Schema{Type: "string"}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
 			{"signerName", &Schema{Type: "string"}},
 			{"user", &Schema{Type: "integer", Format: "int64"}},
 		},
 	},
 	"io.k8s.api.core.v1.ComponentCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"error", &Schema{Type: "string"}},
 			{"message", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ComponentStatus": {
@@ -1687,8 +1795,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ComponentStatusList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "ComponentStatusList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "ComponentStatusList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.ComponentStatus"}}},
@@ -1711,22 +1820,24 @@ var builtinSchemas = map[string]*Schema{
 	"io.k8s.api.core.v1.ConfigMapEnvSource": {
 		Type: "object",
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"optional", &Schema{Type: "boolean"}},
 		},
 	},
 	"io.k8s.api.core.v1.ConfigMapKeySelector": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"key"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"optional", &Schema{Type: "boolean"}},
 		},
 	},
 	"io.k8s.api.core.v1.ConfigMapList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "ConfigMapList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "ConfigMapList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.ConfigMap"}}},
@@ -1735,11 +1846,12 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ConfigMapNodeConfigSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"kubeletConfigKey", "name", "namespace"},
 		Properties: []Property{
-			{"kubeletConfigKey", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
-			{"namespace", &Schema{Type: "string"}},
+			{"kubeletConfigKey", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"namespace", &Schema{Type: "string", Default: "\"\""}},
 			{"resourceVersion", &Schema{Type: "string"}},
 			{"uid", &Schema{Type: "string"}},
 		},
@@ -1748,7 +1860,7 @@ var builtinSchemas = map[string]*Schema{
 		Type: "object",
 		Properties: []Property{
 			{"items", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.KeyToPath"}}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"optional", &Schema{Type: "boolean"}},
 		},
 	},
@@ -1758,12 +1870,13 @@ var builtinSchemas = map[string]*Schema{
 			{"defaultMode", &Schema{Type: "integer", Format: "int32"}},
 			{"defaultUser", &Schema{Type: "integer", Format: "int64"}},
 			{"items", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.KeyToPath"}}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"optional", &Schema{Type: "boolean"}},
 		},
 	},
 	"io.k8s.api.core.v1.Container": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
 			{"args", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"command", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
@@ -1773,7 +1886,7 @@ var builtinSchemas = map[string]*Schema{
 			{"imagePullPolicy", &Schema{Type: "string"}},
 			{"lifecycle", &Schema{Ref: "io.k8s.api.core.v1.Lifecycle"}},
 			{"livenessProbe", &Schema{Ref: "io.k8s.api.core.v1.Probe"}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"ports", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"containerPort", "protocol"}, PatchStrategy: "merge", PatchMergeKey: "containerPort", Items: &Schema{Ref: "io.k8s.api.core.v1.ContainerPort"}}},
 			{"readinessProbe", &Schema{Ref: "io.k8s.api.core.v1.Probe"}},
 			{"resizePolicy", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.ContainerResizePolicy"}}},
@@ -1793,11 +1906,12 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ContainerExtendedResourceRequest": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"containerName", "requestName", "resourceName"},
 		Properties: []Property{
-			{"containerName", &Schema{Type: "string"}},
-			{"requestName", &Schema{Type: "string"}},
-			{"resourceName", &Schema{Type: "string"}},
+			{"containerName", &Schema{Type: "string", Default: "\"\""}},
+			{"requestName", &Schema{Type: "string", Default: "\"\""}},
+			{"resourceName", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ContainerImage": {
@@ -1808,31 +1922,35 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ContainerPort": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"containerPort"},
 		Properties: []Property{
-			{"containerPort", &Schema{Type: "integer", Format: "int32"}},
+			{"containerPort", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"hostIP", &Schema{Type: "string"}},
 			{"hostPort", &Schema{Type: "integer", Format: "int32"}},
 			{"name", &Schema{Type: "string"}},
-			{"protocol", &Schema{Type: "string"}},
+			{"protocol", &Schema{Type: "string", Default: "\"TCP\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ContainerResizePolicy": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"resourceName", "restartPolicy"},
 		Properties: []Property{
-			{"resourceName", &Schema{Type: "string"}},
-			{"restartPolicy", &Schema{Type: "string"}},
+			{"resourceName", &Schema{Type: "string", Default: "\"\""}},
+			{"restartPolicy", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ContainerRestartRule": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"action"},
 		Properties: []Property{
 			{"action", &Schema{Type: "string"}},
 			{"exitCodes", &Schema{Ref: "io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes"}},
 		},
 	},
 	"io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"operator"},
 		Properties: []Property{
 			{"operator", &Schema{Type: "string"}},
 			{"values", &Schema{Type: "array", ListType: "set", Items: &Schema{Type: "integer", Format: "int32"}}},
@@ -1853,10 +1971,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ContainerStateTerminated": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"exitCode"},
 		Properties: []Property{
 			{"containerID", &Schema{Type: "string"}},
-			{"exitCode", &Schema{Type: "integer", Format: "int32"}},
+			{"exitCode", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"finishedAt", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
@@ -1872,18 +1991,19 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ContainerStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"image", "imageID", "name", "ready", "restartCount"},
 		Properties: []Property{
 			{"allocatedResources", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}}},
 			{"allocatedResourcesStatus", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"name"}, PatchStrategy: "merge", PatchMergeKey: "name", Items: &Schema{Ref: "io.k8s.api.core.v1.ResourceStatus"}}},
 			{"containerID", &Schema{Type: "string"}},
-			{"image", &Schema{Type: "string"}},
-			{"imageID", &Schema{Type: "string"}},
+			{"image", &Schema{Type: "string", Default: "\"\""}},
+			{"imageID", &Schema{Type: "string", Default: "\"\""}},
 			{"lastState", &Schema{Ref: "io.k8s.api.core.v1.ContainerState", DefaultEmpty: true}},
-			{"name", &Schema{Type: "string"}},
-			{"ready", &Schema{Type: "boolean"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"ready", &Schema{Type: "boolean", Default: "false"}},
 			{"resources", &Schema{Ref: "io.k8s.api.core.v1.ResourceRequirements"}},
-			{"restartCount", &Schema{Type: "integer", Format: "int32"}},
+			{"restartCount", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"started", &Schema{Type: "boolean"}},
 			{"state", &Schema{Ref: "io.k8s.api.core.v1.ContainerState", DefaultEmpty: true}},
 			{"stopSignal", &Schema{Type: "string"}},
@@ -1898,9 +2018,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.DaemonEndpoint": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"Port"},
 		Properties: []Property{
-			{"Port", &Schema{Type: "integer", Format: "int32"}},
+			{"Port", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.api.core.v1.DownwardAPIProjection": {
@@ -1910,11 +2031,12 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.DownwardAPIVolumeFile": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"path"},
 		Properties: []Property{
 			{"fieldRef", &Schema{Ref: "io.k8s.api.core.v1.ObjectFieldSelector"}},
 			{"mode", &Schema{Type: "integer", Format: "int32"}},
-			{"path", &Schema{Type: "string"}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
 			{"resourceFieldRef", &Schema{Ref: "io.k8s.api.core.v1.ResourceFieldSelector"}},
 			{"user", &Schema{Type: "integer", Format: "int64"}},
 		},
@@ -1936,22 +2058,24 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.EndpointAddress": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"ip"},
 		Properties: []Property{
 			{"hostname", &Schema{Type: "string"}},
-			{"ip", &Schema{Type: "string"}},
+			{"ip", &Schema{Type: "string", Default: "\"\""}},
 			{"nodeName", &Schema{Type: "string"}},
 			{"targetRef", &Schema{Ref: "io.k8s.api.core.v1.ObjectReference"}},
 		},
 	},
 	"io.k8s.api.core.v1.EndpointPort": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"port"},
 		Properties: []Property{
 			{"appProtocol", &Schema{Type: "string"}},
 			{"name", &Schema{Type: "string"}},
-			{"port", &Schema{Type: "integer", Format: "int32"}},
+			{"port", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"protocol", &Schema{Type: "string"}},
 		},
 	},
@@ -1974,8 +2098,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.EndpointsList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "EndpointsList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "EndpointsList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.Endpoints"}}},
@@ -1992,9 +2117,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.EnvVar": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"value", &Schema{Type: "string"}},
 			{"valueFrom", &Schema{Ref: "io.k8s.api.core.v1.EnvVarSource"}},
 		},
@@ -2010,7 +2136,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.EphemeralContainer": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
 			{"args", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"command", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
@@ -2020,7 +2147,7 @@ var builtinSchemas = map[string]*Schema{
 			{"imagePullPolicy", &Schema{Type: "string"}},
 			{"lifecycle", &Schema{Ref: "io.k8s.api.core.v1.Lifecycle"}},
 			{"livenessProbe", &Schema{Ref: "io.k8s.api.core.v1.Probe"}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"ports", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"containerPort", "protocol"}, PatchStrategy: "merge", PatchMergeKey: "containerPort", Items: &Schema{Ref: "io.k8s.api.core.v1.ContainerPort"}}},
 			{"readinessProbe", &Schema{Ref: "io.k8s.api.core.v1.Probe"}},
 			{"resizePolicy", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.ContainerResizePolicy"}}},
@@ -2047,8 +2174,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.Event": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "Event"}},
+		Type:     "object",
+		Required: []string{"involvedObject", "metadata"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "Event"}},
 		Properties: []Property{
 			{"action", &Schema{Type: "string"}},
 			{"apiVersion", &Schema{Type: "string"}},
@@ -2062,16 +2190,17 @@ var builtinSchemas = map[string]*Schema{
 			{"metadata", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", DefaultEmpty: true}},
 			{"reason", &Schema{Type: "string"}},
 			{"related", &Schema{Ref: "io.k8s.api.core.v1.ObjectReference"}},
-			{"reportingComponent", &Schema{Type: "string"}},
-			{"reportingInstance", &Schema{Type: "string"}},
+			{"reportingComponent", &Schema{Type: "string", Default: "\"\""}},
+			{"reportingInstance", &Schema{Type: "string", Default: "\"\""}},
 			{"series", &Schema{Ref: "io.k8s.api.core.v1.EventSeries"}},
 			{"source", &Schema{Ref: "io.k8s.api.core.v1.EventSource", DefaultEmpty: true}},
 			{"type", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.EventList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "EventList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "EventList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.Event"}}},
@@ -2094,10 +2223,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.EvictionResponder": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"name", "priority"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"priority", &Schema{Type: "integer", Format: "int32"}},
 		},
 	},
@@ -2118,19 +2248,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.FileKeySelector": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"key", "path", "volumeName"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
-			{"optional", &Schema{Type: "boolean"}},
-			{"path", &Schema{Type: "string"}},
-			{"volumeName", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
+			{"optional", &Schema{Type: "boolean", Default: "false"}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
+			{"volumeName", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.FlexPersistentVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"driver"},
 		Properties: []Property{
-			{"driver", &Schema{Type: "string"}},
+			{"driver", &Schema{Type: "string", Default: "\"\""}},
 			{"fsType", &Schema{Type: "string"}},
 			{"options", &Schema{Type: "object", AdditionalProperties: &Schema{Type: "string"}}},
 			{"readOnly", &Schema{Type: "boolean"}},
@@ -2138,9 +2270,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.FlexVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"driver"},
 		Properties: []Property{
-			{"driver", &Schema{Type: "string"}},
+			{"driver", &Schema{Type: "string", Default: "\"\""}},
 			{"fsType", &Schema{Type: "string"}},
 			{"options", &Schema{Type: "object", AdditionalProperties: &Schema{Type: "string"}}},
 			{"readOnly", &Schema{Type: "boolean"}},
@@ -2155,49 +2288,55 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.GCEPersistentDiskVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"pdName"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
 			{"partition", &Schema{Type: "integer", Format: "int32"}},
-			{"pdName", &Schema{Type: "string"}},
+			{"pdName", &Schema{Type: "string", Default: "\"\""}},
 			{"readOnly", &Schema{Type: "boolean"}},
 		},
 	},
 	"io.k8s.api.core.v1.GRPCAction": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"port"},
 		Properties: []Property{
 			{"mode", &Schema{Type: "string"}},
-			{"port", &Schema{Type: "integer", Format: "int32"}},
-			{"service", &Schema{Type: "string"}},
+			{"port", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"service", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.GitRepoVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"repository"},
 		Properties: []Property{
 			{"directory", &Schema{Type: "string"}},
-			{"repository", &Schema{Type: "string"}},
+			{"repository", &Schema{Type: "string", Default: "\"\""}},
 			{"revision", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.GlusterfsPersistentVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"endpoints", "path"},
 		Properties: []Property{
-			{"endpoints", &Schema{Type: "string"}},
+			{"endpoints", &Schema{Type: "string", Default: "\"\""}},
 			{"endpointsNamespace", &Schema{Type: "string"}},
-			{"path", &Schema{Type: "string"}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
 			{"readOnly", &Schema{Type: "boolean"}},
 		},
 	},
 	"io.k8s.api.core.v1.GlusterfsVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"endpoints", "path"},
 		Properties: []Property{
-			{"endpoints", &Schema{Type: "string"}},
-			{"path", &Schema{Type: "string"}},
+			{"endpoints", &Schema{Type: "string", Default: "\"\""}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
 			{"readOnly", &Schema{Type: "boolean"}},
 		},
 	},
 	"io.k8s.api.core.v1.HTTPGetAction": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"port"},
 		Properties: []Property{
 			{"host", &Schema{Type: "string"}},
 			{"httpHeaders", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.HTTPHeader"}}},
@@ -2208,62 +2347,68 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.HTTPHeader": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "value"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
-			{"value", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"value", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.HostAlias": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"ip"},
 		Properties: []Property{
 			{"hostnames", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
-			{"ip", &Schema{Type: "string"}},
+			{"ip", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.HostIP": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"ip"},
 		Properties: []Property{
-			{"ip", &Schema{Type: "string"}},
+			{"ip", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.HostPathVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"path"},
 		Properties: []Property{
-			{"path", &Schema{Type: "string"}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
 			{"type", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.ISCSIPersistentVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"iqn", "lun", "targetPortal"},
 		Properties: []Property{
 			{"chapAuthDiscovery", &Schema{Type: "boolean"}},
 			{"chapAuthSession", &Schema{Type: "boolean"}},
 			{"fsType", &Schema{Type: "string"}},
 			{"initiatorName", &Schema{Type: "string"}},
-			{"iqn", &Schema{Type: "string"}},
-			{"iscsiInterface", &Schema{Type: "string"}},
-			{"lun", &Schema{Type: "integer", Format: "int32"}},
+			{"iqn", &Schema{Type: "string", Default: "\"\""}},
+			{"iscsiInterface", &Schema{Type: "string", Default: "\"default\""}},
+			{"lun", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"portals", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"secretRef", &Schema{Ref: "io.k8s.api.core.v1.SecretReference"}},
-			{"targetPortal", &Schema{Type: "string"}},
+			{"targetPortal", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ISCSIVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"iqn", "lun", "targetPortal"},
 		Properties: []Property{
 			{"chapAuthDiscovery", &Schema{Type: "boolean"}},
 			{"chapAuthSession", &Schema{Type: "boolean"}},
 			{"fsType", &Schema{Type: "string"}},
 			{"initiatorName", &Schema{Type: "string"}},
-			{"iqn", &Schema{Type: "string"}},
-			{"iscsiInterface", &Schema{Type: "string"}},
-			{"lun", &Schema{Type: "integer", Format: "int32"}},
+			{"iqn", &Schema{Type: "string", Default: "\"\""}},
+			{"iscsiInterface", &Schema{Type: "string", Default: "\"default\""}},
+			{"lun", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"portals", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"secretRef", &Schema{Ref: "io.k8s.api.core.v1.LocalObjectReference"}},
-			{"targetPortal", &Schema{Type: "string"}},
+			{"targetPortal", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ImageVolumeSource": {
@@ -2274,17 +2419,19 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ImageVolumeStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"imageRef"},
 		Properties: []Property{
 			{"imageRef", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.KeyToPath": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"key", "path"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
 			{"mode", &Schema{Type: "integer", Format: "int32"}},
-			{"path", &Schema{Type: "string"}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
 			{"user", &Schema{Type: "integer", Format: "int64"}},
 		},
 	},
@@ -2316,19 +2463,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.LimitRangeItem": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"default", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}}},
 			{"defaultRequest", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}}},
 			{"max", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}}},
 			{"maxLimitRequestRatio", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}}},
 			{"min", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.LimitRangeList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "LimitRangeList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "LimitRangeList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.LimitRange"}}},
@@ -2337,17 +2486,19 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.LimitRangeSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"limits"},
 		Properties: []Property{
 			{"limits", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.LimitRangeItem"}}},
 		},
 	},
 	"io.k8s.api.core.v1.LinuxContainerUser": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"gid", "uid"},
 		Properties: []Property{
-			{"gid", &Schema{Type: "integer", Format: "int64"}},
+			{"gid", &Schema{Type: "integer", Format: "int64", Default: "0"}},
 			{"supplementalGroups", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "integer", Format: "int64"}}},
-			{"uid", &Schema{Type: "integer", Format: "int64"}},
+			{"uid", &Schema{Type: "integer", Format: "int64", Default: "0"}},
 		},
 	},
 	"io.k8s.api.core.v1.LoadBalancerIngress": {
@@ -2369,29 +2520,32 @@ var builtinSchemas = map[string]*Schema{
 		Type:    "object",
 		MapType: "atomic",
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.LocalVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"path"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
-			{"path", &Schema{Type: "string"}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ModifyVolumeStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status"},
 		Properties: []Property{
-			{"status", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
 			{"targetVolumeAttributesClassName", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.NFSVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"path", "server"},
 		Properties: []Property{
-			{"path", &Schema{Type: "string"}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
 			{"readOnly", &Schema{Type: "boolean"}},
-			{"server", &Schema{Type: "string"}},
+			{"server", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.Namespace": {
@@ -2406,18 +2560,20 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.NamespaceCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.NamespaceList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "NamespaceList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "NamespaceList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.Namespace"}}},
@@ -2450,10 +2606,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.NodeAddress": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"address", "type"},
 		Properties: []Property{
-			{"address", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"address", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.NodeAffinity": {
@@ -2464,38 +2621,42 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.NodeAllocatableMappedResources": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "quantity"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"quantity", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
 		},
 	},
 	"io.k8s.api.core.v1.NodeAllocatableOverheadResources": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"perContainer", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
 			{"perPod", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
 		},
 	},
 	"io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"resourceClaimName"},
 		Properties: []Property{
 			{"containers", &Schema{Type: "array", ListType: "set", Items: &Schema{Type: "string"}}},
 			{"mapping", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"name"}, PatchStrategy: "merge", PatchMergeKey: "name", Items: &Schema{Ref: "io.k8s.api.core.v1.NodeAllocatableMappedResources"}}},
 			{"overhead", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"name"}, PatchStrategy: "merge", PatchMergeKey: "name", Items: &Schema{Ref: "io.k8s.api.core.v1.NodeAllocatableOverheadResources"}}},
-			{"resourceClaimName", &Schema{Type: "string"}},
+			{"resourceClaimName", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.NodeCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastHeartbeatTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.NodeConfigSource": {
@@ -2526,8 +2687,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.NodeList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "NodeList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "NodeList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.Node"}}},
@@ -2545,7 +2707,7 @@ var builtinSchemas = map[string]*Schema{
 		Type: "object",
 		Properties: []Property{
 			{"features", &Schema{Ref: "io.k8s.api.core.v1.NodeRuntimeHandlerFeatures"}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.NodeRuntimeHandlerFeatures": {
@@ -2556,17 +2718,19 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.NodeSelector": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"nodeSelectorTerms"},
 		Properties: []Property{
 			{"nodeSelectorTerms", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.NodeSelectorTerm"}}},
 		},
 	},
 	"io.k8s.api.core.v1.NodeSelectorRequirement": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"key", "operator"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
-			{"operator", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
+			{"operator", &Schema{Type: "string", Default: "\"\""}},
 			{"values", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 		},
 	},
@@ -2617,28 +2781,30 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.NodeSystemInfo": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"architecture", "bootID", "containerRuntimeVersion", "kernelVersion", "kubeProxyVersion", "kubeletVersion", "machineID", "operatingSystem", "osImage", "systemUUID"},
 		Properties: []Property{
-			{"architecture", &Schema{Type: "string"}},
-			{"bootID", &Schema{Type: "string"}},
-			{"containerRuntimeVersion", &Schema{Type: "string"}},
-			{"kernelVersion", &Schema{Type: "string"}},
-			{"kubeProxyVersion", &Schema{Type: "string"}},
-			{"kubeletVersion", &Schema{Type: "string"}},
-			{"machineID", &Schema{Type: "string"}},
-			{"operatingSystem", &Schema{Type: "string"}},
-			{"osImage", &Schema{Type: "string"}},
+			{"architecture", &Schema{Type: "string", Default: "\"\""}},
+			{"bootID", &Schema{Type: "string", Default: "\"\""}},
+			{"containerRuntimeVersion", &Schema{Type: "string", Default: "\"\""}},
+			{"kernelVersion", &Schema{Type: "string", Default: "\"\""}},
+			{"kubeProxyVersion", &Schema{Type: "string", Default: "\"\""}},
+			{"kubeletVersion", &Schema{Type: "string", Default: "\"\""}},
+			{"machineID", &Schema{Type: "string", Default: "\"\""}},
+			{"operatingSystem", &Schema{Type: "string", Default: "\"\""}},
+			{"osImage", &Schema{Type: "string", Default: "\"\""}},
 			{"runningInUserNamespace", &Schema{Type: "boolean"}},
 			{"swap", &Schema{Ref: "io.k8s.api.core.v1.NodeSwapStatus"}},
-			{"systemUUID", &Schema{Type: "string"}},
+			{"systemUUID", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ObjectFieldSelector": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"fieldPath"},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
-			{"fieldPath", &Schema{Type: "string"}},
+			{"fieldPath", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ObjectReference": {
@@ -2677,19 +2843,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PersistentVolumeClaimCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastProbeTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PersistentVolumeClaimList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "PersistentVolumeClaimList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "PersistentVolumeClaimList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.PersistentVolumeClaim"}}},
@@ -2726,22 +2894,25 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PersistentVolumeClaimTemplate": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"spec"},
 		Properties: []Property{
 			{"metadata", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", DefaultEmpty: true}},
 			{"spec", &Schema{Ref: "io.k8s.api.core.v1.PersistentVolumeClaimSpec", DefaultEmpty: true}},
 		},
 	},
 	"io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"claimName"},
 		Properties: []Property{
-			{"claimName", &Schema{Type: "string"}},
+			{"claimName", &Schema{Type: "string", Default: "\"\""}},
 			{"readOnly", &Schema{Type: "boolean"}},
 		},
 	},
 	"io.k8s.api.core.v1.PersistentVolumeList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "PersistentVolumeList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "PersistentVolumeList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.PersistentVolume"}}},
@@ -2795,10 +2966,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"pdID"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
-			{"pdID", &Schema{Type: "string"}},
+			{"pdID", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.Pod": {
@@ -2820,14 +2992,15 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PodAffinityTerm": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"topologyKey"},
 		Properties: []Property{
 			{"labelSelector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
 			{"matchLabelKeys", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"mismatchLabelKeys", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"namespaceSelector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
 			{"namespaces", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
-			{"topologyKey", &Schema{Type: "string"}},
+			{"topologyKey", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PodAntiAffinity": {
@@ -2838,7 +3011,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PodCertificateProjection": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"keyType", "signerName"},
 		Properties: []Property{
 			{"certificateChainPath", &Schema{Type: "string"}},
 			{"credentialBundlePath", &Schema{Type: "string"}},
@@ -2851,15 +3025,16 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PodCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastProbeTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PodDNSConfig": {
@@ -2878,21 +3053,24 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PodExtendedResourceClaimStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"requestMappings", "resourceClaimName"},
 		Properties: []Property{
 			{"requestMappings", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.ContainerExtendedResourceRequest"}}},
-			{"resourceClaimName", &Schema{Type: "string"}},
+			{"resourceClaimName", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PodIP": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"ip"},
 		Properties: []Property{
-			{"ip", &Schema{Type: "string"}},
+			{"ip", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PodList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "PodList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "PodList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.Pod"}}},
@@ -2901,36 +3079,41 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PodOS": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PodReadinessGate": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"conditionType"},
 		Properties: []Property{
-			{"conditionType", &Schema{Type: "string"}},
+			{"conditionType", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PodResourceClaim": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"resourceClaimName", &Schema{Type: "string"}},
 			{"resourceClaimTemplateName", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.PodResourceClaimStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"resourceClaimName", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.PodSchedulingGate": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PodSchedulingGroup": {
@@ -2958,7 +3141,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PodSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"containers"},
 		Properties: []Property{
 			{"activeDeadlineSeconds", &Schema{Type: "integer", Format: "int64"}},
 			{"affinity", &Schema{Ref: "io.k8s.api.core.v1.Affinity"}},
@@ -3043,8 +3227,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PodTemplateList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "PodTemplateList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "PodTemplateList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.PodTemplate"}}},
@@ -3060,34 +3245,38 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.PodVolumeHealth": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
 			{"healthConditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"status", "reason"}, PatchStrategy: "merge", PatchMergeKey: "status", Items: &Schema{Ref: "io.k8s.api.core.v1.VolumeHealthCondition"}}},
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PortStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"port", "protocol"},
 		Properties: []Property{
 			{"error", &Schema{Type: "string"}},
-			{"port", &Schema{Type: "integer", Format: "int32"}},
-			{"protocol", &Schema{Type: "string"}},
+			{"port", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"protocol", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PortworxVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"volumeID"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
 			{"readOnly", &Schema{Type: "boolean"}},
-			{"volumeID", &Schema{Type: "string"}},
+			{"volumeID", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.PreferredSchedulingTerm": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"preference", "weight"},
 		Properties: []Property{
 			{"preference", &Schema{Ref: "io.k8s.api.core.v1.NodeSelectorTerm", DefaultEmpty: true}},
-			{"weight", &Schema{Type: "integer", Format: "int32"}},
+			{"weight", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.api.core.v1.Probe": {
@@ -3114,40 +3303,43 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.QuobyteVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"registry", "volume"},
 		Properties: []Property{
 			{"group", &Schema{Type: "string"}},
 			{"readOnly", &Schema{Type: "boolean"}},
-			{"registry", &Schema{Type: "string"}},
+			{"registry", &Schema{Type: "string", Default: "\"\""}},
 			{"tenant", &Schema{Type: "string"}},
 			{"user", &Schema{Type: "string"}},
-			{"volume", &Schema{Type: "string"}},
+			{"volume", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.RBDPersistentVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"image", "monitors"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
-			{"image", &Schema{Type: "string"}},
-			{"keyring", &Schema{Type: "string"}},
+			{"image", &Schema{Type: "string", Default: "\"\""}},
+			{"keyring", &Schema{Type: "string", Default: "\"/etc/ceph/keyring\""}},
 			{"monitors", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
-			{"pool", &Schema{Type: "string"}},
+			{"pool", &Schema{Type: "string", Default: "\"rbd\""}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"secretRef", &Schema{Ref: "io.k8s.api.core.v1.SecretReference"}},
-			{"user", &Schema{Type: "string"}},
+			{"user", &Schema{Type: "string", Default: "\"admin\""}},
 		},
 	},
 	"io.k8s.api.core.v1.RBDVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"image", "monitors"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
-			{"image", &Schema{Type: "string"}},
-			{"keyring", &Schema{Type: "string"}},
+			{"image", &Schema{Type: "string", Default: "\"\""}},
+			{"keyring", &Schema{Type: "string", Default: "\"/etc/ceph/keyring\""}},
 			{"monitors", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
-			{"pool", &Schema{Type: "string"}},
+			{"pool", &Schema{Type: "string", Default: "\"rbd\""}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"secretRef", &Schema{Ref: "io.k8s.api.core.v1.LocalObjectReference"}},
-			{"user", &Schema{Type: "string"}},
+			{"user", &Schema{Type: "string", Default: "\"admin\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ReplicationController": {
@@ -3162,18 +3354,20 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ReplicationControllerCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ReplicationControllerList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "ReplicationControllerList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "ReplicationControllerList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.ReplicationController"}}},
@@ -3184,45 +3378,49 @@ var builtinSchemas = map[string]*Schema{
 	"io.k8s.api.core.v1.ReplicationControllerSpec": {
 		Type: "object",
 		Properties: []Property{
-			{"minReadySeconds", &Schema{Type: "integer", Format: "int32"}},
-			{"replicas", &Schema{Type: "integer", Format: "int32"}},
+			{"minReadySeconds", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"replicas", &Schema{Type: "integer", Format: "int32", Default: "1"}},
 			{"selector", &Schema{Type: "object", MapType: "atomic", AdditionalProperties: &Schema{Type: "string"}}},
 			{"template", &Schema{Ref: "io.k8s.api.core.v1.PodTemplateSpec"}},
 		},
 	},
 	"io.k8s.api.core.v1.ReplicationControllerStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"replicas"},
 		Properties: []Property{
 			{"availableReplicas", &Schema{Type: "integer", Format: "int32"}},
 			{"conditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"type"}, PatchStrategy: "merge", PatchMergeKey: "type", Items: &Schema{Ref: "io.k8s.api.core.v1.ReplicationControllerCondition"}}},
 			{"fullyLabeledReplicas", &Schema{Type: "integer", Format: "int32"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 			{"readyReplicas", &Schema{Type: "integer", Format: "int32"}},
-			{"replicas", &Schema{Type: "integer", Format: "int32"}},
+			{"replicas", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.api.core.v1.ResourceClaim": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"request", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.ResourceFieldSelector": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"resource"},
 		Properties: []Property{
 			{"containerName", &Schema{Type: "string"}},
 			{"divisor", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
-			{"resource", &Schema{Type: "string"}},
+			{"resource", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ResourceHealth": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"resourceID"},
 		Properties: []Property{
 			{"health", &Schema{Type: "string"}},
 			{"message", &Schema{Type: "string"}},
-			{"resourceID", &Schema{Type: "string"}},
+			{"resourceID", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.ResourceQuota": {
@@ -3237,8 +3435,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ResourceQuotaList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "ResourceQuotaList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "ResourceQuotaList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.ResourceQuota"}}},
@@ -3270,9 +3469,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ResourceStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"resources", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"resourceID"}, Items: &Schema{Ref: "io.k8s.api.core.v1.ResourceHealth"}}},
 		},
 	},
@@ -3286,32 +3486,34 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ScaleIOPersistentVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"gateway", "secretRef", "system"},
 		Properties: []Property{
-			{"fsType", &Schema{Type: "string"}},
-			{"gateway", &Schema{Type: "string"}},
+			{"fsType", &Schema{Type: "string", Default: "\"xfs\""}},
+			{"gateway", &Schema{Type: "string", Default: "\"\""}},
 			{"protectionDomain", &Schema{Type: "string"}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"secretRef", &Schema{Ref: "io.k8s.api.core.v1.SecretReference"}},
 			{"sslEnabled", &Schema{Type: "boolean"}},
-			{"storageMode", &Schema{Type: "string"}},
+			{"storageMode", &Schema{Type: "string", Default: "\"ThinProvisioned\""}},
 			{"storagePool", &Schema{Type: "string"}},
-			{"system", &Schema{Type: "string"}},
+			{"system", &Schema{Type: "string", Default: "\"\""}},
 			{"volumeName", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.ScaleIOVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"gateway", "secretRef", "system"},
 		Properties: []Property{
-			{"fsType", &Schema{Type: "string"}},
-			{"gateway", &Schema{Type: "string"}},
+			{"fsType", &Schema{Type: "string", Default: "\"xfs\""}},
+			{"gateway", &Schema{Type: "string", Default: "\"\""}},
 			{"protectionDomain", &Schema{Type: "string"}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"secretRef", &Schema{Ref: "io.k8s.api.core.v1.LocalObjectReference"}},
 			{"sslEnabled", &Schema{Type: "boolean"}},
-			{"storageMode", &Schema{Type: "string"}},
+			{"storageMode", &Schema{Type: "string", Default: "\"ThinProvisioned\""}},
 			{"storagePool", &Schema{Type: "string"}},
-			{"system", &Schema{Type: "string"}},
+			{"system", &Schema{Type: "string", Default: "\"\""}},
 			{"volumeName", &Schema{Type: "string"}},
 		},
 	},
@@ -3323,18 +3525,20 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ScopedResourceSelectorRequirement": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"operator", "scopeName"},
 		Properties: []Property{
-			{"operator", &Schema{Type: "string"}},
-			{"scopeName", &Schema{Type: "string"}},
+			{"operator", &Schema{Type: "string", Default: "\"\""}},
+			{"scopeName", &Schema{Type: "string", Default: "\"\""}},
 			{"values", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 		},
 	},
 	"io.k8s.api.core.v1.SeccompProfile": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"localhostProfile", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.Secret": {
@@ -3353,22 +3557,24 @@ var builtinSchemas = map[string]*Schema{
 	"io.k8s.api.core.v1.SecretEnvSource": {
 		Type: "object",
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"optional", &Schema{Type: "boolean"}},
 		},
 	},
 	"io.k8s.api.core.v1.SecretKeySelector": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"key"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"optional", &Schema{Type: "boolean"}},
 		},
 	},
 	"io.k8s.api.core.v1.SecretList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "SecretList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "SecretList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.Secret"}}},
@@ -3380,7 +3586,7 @@ var builtinSchemas = map[string]*Schema{
 		Type: "object",
 		Properties: []Property{
 			{"items", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.KeyToPath"}}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"optional", &Schema{Type: "boolean"}},
 		},
 	},
@@ -3443,8 +3649,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ServiceAccountList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "ServiceAccountList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "ServiceAccountList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.ServiceAccount"}}},
@@ -3453,17 +3660,19 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ServiceAccountTokenProjection": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"path"},
 		Properties: []Property{
 			{"audience", &Schema{Type: "string"}},
 			{"expirationSeconds", &Schema{Type: "integer", Format: "int64"}},
-			{"path", &Schema{Type: "string"}},
+			{"path", &Schema{Type: "string", Default: "\"\""}},
 			{"user", &Schema{Type: "integer", Format: "int64"}},
 		},
 	},
 	"io.k8s.api.core.v1.ServiceList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "ServiceList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "ServiceList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.core.v1.Service"}}},
@@ -3472,13 +3681,14 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.ServicePort": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"port"},
 		Properties: []Property{
 			{"appProtocol", &Schema{Type: "string"}},
 			{"name", &Schema{Type: "string"}},
 			{"nodePort", &Schema{Type: "integer", Format: "int32"}},
-			{"port", &Schema{Type: "integer", Format: "int32"}},
-			{"protocol", &Schema{Type: "string"}},
+			{"port", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"protocol", &Schema{Type: "string", Default: "\"TCP\""}},
 			{"targetPort", &Schema{Ref: "io.k8s.apimachinery.pkg.util.intstr.IntOrString"}},
 		},
 	},
@@ -3521,9 +3731,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.SleepAction": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"seconds"},
 		Properties: []Property{
-			{"seconds", &Schema{Type: "integer", Format: "int64"}},
+			{"seconds", &Schema{Type: "integer", Format: "int64", Default: "0"}},
 		},
 	},
 	"io.k8s.api.core.v1.StorageOSPersistentVolumeSource": {
@@ -3547,24 +3758,27 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.Sysctl": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "value"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
-			{"value", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"value", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.TCPSocketAction": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"port"},
 		Properties: []Property{
 			{"host", &Schema{Type: "string"}},
 			{"port", &Schema{Ref: "io.k8s.apimachinery.pkg.util.intstr.IntOrString"}},
 		},
 	},
 	"io.k8s.api.core.v1.Taint": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"effect", "key"},
 		Properties: []Property{
-			{"effect", &Schema{Type: "string"}},
-			{"key", &Schema{Type: "string"}},
+			{"effect", &Schema{Type: "string", Default: "\"\""}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
 			{"timeAdded", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"value", &Schema{Type: "string"}},
 		},
@@ -3580,9 +3794,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.TopologySelectorLabelRequirement": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"key", "values"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
 			{"values", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 		},
 	},
@@ -3594,38 +3809,42 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.TopologySpreadConstraint": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"maxSkew", "topologyKey", "whenUnsatisfiable"},
 		Properties: []Property{
 			{"labelSelector", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
 			{"matchLabelKeys", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
-			{"maxSkew", &Schema{Type: "integer", Format: "int32"}},
+			{"maxSkew", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"minDomains", &Schema{Type: "integer", Format: "int32"}},
 			{"nodeAffinityPolicy", &Schema{Type: "string"}},
 			{"nodeTaintsPolicy", &Schema{Type: "string"}},
-			{"topologyKey", &Schema{Type: "string"}},
-			{"whenUnsatisfiable", &Schema{Type: "string"}},
+			{"topologyKey", &Schema{Type: "string", Default: "\"\""}},
+			{"whenUnsatisfiable", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.TypedLocalObjectReference": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"kind", "name"},
 		Properties: []Property{
 			{"apiGroup", &Schema{Type: "string"}},
-			{"kind", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.TypedObjectReference": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"kind", "name"},
 		Properties: []Property{
 			{"apiGroup", &Schema{Type: "string"}},
-			{"kind", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"namespace", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.core.v1.Volume": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
 			{"awsElasticBlockStore", &Schema{Ref: "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"}},
 			{"azureDisk", &Schema{Ref: "io.k8s.api.core.v1.AzureDiskVolumeSource"}},
@@ -3646,7 +3865,7 @@ var builtinSchemas = map[string]*Schema{
 			{"hostPath", &Schema{Ref: "io.k8s.api.core.v1.HostPathVolumeSource"}},
 			{"image", &Schema{Ref: "io.k8s.api.core.v1.ImageVolumeSource"}},
 			{"iscsi", &Schema{Ref: "io.k8s.api.core.v1.ISCSIVolumeSource"}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"nfs", &Schema{Ref: "io.k8s.api.core.v1.NFSVolumeSource"}},
 			{"persistentVolumeClaim", &Schema{Ref: "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource"}},
 			{"photonPersistentDisk", &Schema{Ref: "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"}},
@@ -3661,18 +3880,20 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.VolumeDevice": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"devicePath", "name"},
 		Properties: []Property{
-			{"devicePath", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"devicePath", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.VolumeHealthCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"reason", "status"},
 		Properties: []Property{
 			{"message", &Schema{Type: "string"}},
-			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
+			{"reason", &Schema{Type: "string", Default: "\"\""}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.VolumeHealthStatus": {
@@ -3683,12 +3904,13 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.VolumeMount": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"mountPath", "name"},
 		Properties: []Property{
 			{"bindMountOptions", &Schema{Type: "array", ListType: "set", Items: &Schema{Type: "string"}}},
-			{"mountPath", &Schema{Type: "string"}},
+			{"mountPath", &Schema{Type: "string", Default: "\"\""}},
 			{"mountPropagation", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"recursiveReadOnly", &Schema{Type: "string"}},
 			{"subPath", &Schema{Type: "string"}},
@@ -3696,10 +3918,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.VolumeMountStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"mountPath", "name"},
 		Properties: []Property{
-			{"mountPath", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"mountPath", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"readOnly", &Schema{Type: "boolean"}},
 			{"recursiveReadOnly", &Schema{Type: "string"}},
 			{"volumeStatus", &Schema{Ref: "io.k8s.api.core.v1.VolumeStatus"}},
@@ -3736,19 +3959,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"volumePath"},
 		Properties: []Property{
 			{"fsType", &Schema{Type: "string"}},
 			{"storagePolicyID", &Schema{Type: "string"}},
 			{"storagePolicyName", &Schema{Type: "string"}},
-			{"volumePath", &Schema{Type: "string"}},
+			{"volumePath", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.core.v1.WeightedPodAffinityTerm": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"podAffinityTerm", "weight"},
 		Properties: []Property{
 			{"podAffinityTerm", &Schema{Ref: "io.k8s.api.core.v1.PodAffinityTerm", DefaultEmpty: true}},
-			{"weight", &Schema{Type: "integer", Format: "int32"}},
+			{"weight", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.api.core.v1.WindowsSecurityContextOptions": {
@@ -3761,7 +3986,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.discovery.v1.Endpoint": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"addresses"},
 		Properties: []Property{
 			{"addresses", &Schema{Type: "array", ListType: "set", Items: &Schema{Type: "string"}}},
 			{"conditions", &Schema{Ref: "io.k8s.api.discovery.v1.EndpointConditions", DefaultEmpty: true}},
@@ -3799,10 +4025,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.discovery.v1.EndpointSlice": {
-		Type: "object",
-		GVK:  []GVK{{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}},
+		Type:     "object",
+		Required: []string{"addressType"},
+		GVK:      []GVK{{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}},
 		Properties: []Property{
-			{"addressType", &Schema{Type: "string"}},
+			{"addressType", &Schema{Type: "string", Default: "\"\""}},
 			{"apiVersion", &Schema{Type: "string"}},
 			{"endpoints", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.discovery.v1.Endpoint"}}},
 			{"kind", &Schema{Type: "string"}},
@@ -3811,8 +4038,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.discovery.v1.EndpointSliceList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSliceList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSliceList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.discovery.v1.EndpointSlice"}}},
@@ -3821,20 +4049,23 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.discovery.v1.ForNode": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.discovery.v1.ForZone": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.events.v1.Event": {
-		Type: "object",
-		GVK:  []GVK{{Group: "events.k8s.io", Version: "v1", Kind: "Event"}},
+		Type:     "object",
+		Required: []string{"eventTime"},
+		GVK:      []GVK{{Group: "events.k8s.io", Version: "v1", Kind: "Event"}},
 		Properties: []Property{
 			{"action", &Schema{Type: "string"}},
 			{"apiVersion", &Schema{Type: "string"}},
@@ -3856,8 +4087,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.events.v1.EventList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "events.k8s.io", Version: "v1", Kind: "EventList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "events.k8s.io", Version: "v1", Kind: "EventList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.events.v1.Event"}}},
@@ -3866,9 +4098,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.events.v1.EventSeries": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"count", "lastObservedTime"},
 		Properties: []Property{
-			{"count", &Schema{Type: "integer", Format: "int32"}},
+			{"count", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"lastObservedTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"}},
 		},
 	},
@@ -3880,14 +4113,16 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.FlowSchema": {
-		Type: "object",
-		GVK:  []GVK{{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchema"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchema"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -3897,7 +4132,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.FlowSchemaCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
@@ -3907,8 +4143,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.FlowSchemaList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchemaList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchemaList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.flowcontrol.v1.FlowSchema"}}},
@@ -3917,10 +4154,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.FlowSchemaSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"priorityLevelConfiguration"},
 		Properties: []Property{
 			{"distinguisherMethod", &Schema{Ref: "io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod"}},
-			{"matchingPrecedence", &Schema{Type: "integer", Format: "int32"}},
+			{"matchingPrecedence", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"priorityLevelConfiguration", &Schema{Ref: "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference", DefaultEmpty: true}},
 			{"rules", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects"}}},
 		},
@@ -3932,20 +4170,23 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.GroupSubject": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.LimitResponse": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"queuing", &Schema{Ref: "io.k8s.api.flowcontrol.v1.QueuingConfiguration"}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"limitResponse"},
 		Properties: []Property{
 			{"borrowingLimitPercent", &Schema{Type: "integer", Format: "int32"}},
 			{"lendablePercent", &Schema{Type: "integer", Format: "int32"}},
@@ -3954,14 +4195,16 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.NonResourcePolicyRule": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"nonResourceURLs", "verbs"},
 		Properties: []Property{
 			{"nonResourceURLs", &Schema{Type: "array", ListType: "set", Items: &Schema{Type: "string"}}},
 			{"verbs", &Schema{Type: "array", ListType: "set", Items: &Schema{Type: "string"}}},
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"subjects"},
 		Properties: []Property{
 			{"nonResourceRules", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.flowcontrol.v1.NonResourcePolicyRule"}}},
 			{"resourceRules", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.flowcontrol.v1.ResourcePolicyRule"}}},
@@ -3969,8 +4212,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration": {
-		Type: "object",
-		GVK:  []GVK{{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "PriorityLevelConfiguration"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "PriorityLevelConfiguration"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -3980,7 +4224,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
@@ -3990,8 +4235,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "PriorityLevelConfigurationList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "PriorityLevelConfigurationList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration"}}},
@@ -4000,17 +4246,19 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"type"},
 		Properties: []Property{
 			{"exempt", &Schema{Ref: "io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration"}},
 			{"limited", &Schema{Ref: "io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration"}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus": {
@@ -4022,13 +4270,14 @@ var builtinSchemas = map[string]*Schema{
 	"io.k8s.api.flowcontrol.v1.QueuingConfiguration": {
 		Type: "object",
 		Properties: []Property{
-			{"handSize", &Schema{Type: "integer", Format: "int32"}},
-			{"queueLengthLimit", &Schema{Type: "integer", Format: "int32"}},
-			{"queues", &Schema{Type: "integer", Format: "int32"}},
+			{"handSize", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"queueLengthLimit", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"queues", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.ResourcePolicyRule": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"apiGroups", "resources", "verbs"},
 		Properties: []Property{
 			{"apiGroups", &Schema{Type: "array", ListType: "set", Items: &Schema{Type: "string"}}},
 			{"clusterScope", &Schema{Type: "boolean"}},
@@ -4038,29 +4287,33 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.ServiceAccountSubject": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "namespace"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
-			{"namespace", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"namespace", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.Subject": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"kind"},
 		Properties: []Property{
 			{"group", &Schema{Ref: "io.k8s.api.flowcontrol.v1.GroupSubject"}},
-			{"kind", &Schema{Type: "string"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
 			{"serviceAccount", &Schema{Ref: "io.k8s.api.flowcontrol.v1.ServiceAccountSubject"}},
 			{"user", &Schema{Ref: "io.k8s.api.flowcontrol.v1.UserSubject"}},
 		},
 	},
 	"io.k8s.api.flowcontrol.v1.UserSubject": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.networking.v1.HTTPIngressPath": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"backend", "pathType"},
 		Properties: []Property{
 			{"backend", &Schema{Ref: "io.k8s.api.networking.v1.IngressBackend", DefaultEmpty: true}},
 			{"path", &Schema{Type: "string"}},
@@ -4068,14 +4321,16 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.HTTPIngressRuleValue": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"paths"},
 		Properties: []Property{
 			{"paths", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.networking.v1.HTTPIngressPath"}}},
 		},
 	},
 	"io.k8s.api.networking.v1.IPAddress": {
-		Type: "object",
-		GVK:  []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "IPAddress"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "IPAddress"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -4084,8 +4339,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.IPAddressList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "IPAddressList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "IPAddressList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.networking.v1.IPAddress"}}},
@@ -4094,15 +4350,17 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.IPAddressSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"parentRef"},
 		Properties: []Property{
 			{"parentRef", &Schema{Ref: "io.k8s.api.networking.v1.ParentReference"}},
 		},
 	},
 	"io.k8s.api.networking.v1.IPBlock": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"cidr"},
 		Properties: []Property{
-			{"cidr", &Schema{Type: "string"}},
+			{"cidr", &Schema{Type: "string", Default: "\"\""}},
 			{"except", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 		},
 	},
@@ -4135,8 +4393,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.IngressClassList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "IngressClassList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "IngressClassList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.networking.v1.IngressClass"}}},
@@ -4145,11 +4404,12 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.IngressClassParametersReference": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"kind", "name"},
 		Properties: []Property{
 			{"apiGroup", &Schema{Type: "string"}},
-			{"kind", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"namespace", &Schema{Type: "string"}},
 			{"scope", &Schema{Type: "string"}},
 		},
@@ -4162,8 +4422,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.IngressList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "IngressList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "IngressList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.networking.v1.Ingress"}}},
@@ -4186,11 +4447,12 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.IngressPortStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"port", "protocol"},
 		Properties: []Property{
 			{"error", &Schema{Type: "string"}},
-			{"port", &Schema{Type: "integer", Format: "int32"}},
-			{"protocol", &Schema{Type: "string"}},
+			{"port", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"protocol", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.networking.v1.IngressRule": {
@@ -4201,9 +4463,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.IngressServiceBackend": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"port", &Schema{Ref: "io.k8s.api.networking.v1.ServiceBackendPort", DefaultEmpty: true}},
 		},
 	},
@@ -4254,8 +4517,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.NetworkPolicyList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicyList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicyList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.networking.v1.NetworkPolicy"}}},
@@ -4289,7 +4553,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.ParentReference": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "resource"},
 		Properties: []Property{
 			{"group", &Schema{Type: "string"}},
 			{"name", &Schema{Type: "string"}},
@@ -4317,8 +4582,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.networking.v1.ServiceCIDRList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "ServiceCIDRList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "networking.k8s.io", Version: "v1", Kind: "ServiceCIDRList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.networking.v1.ServiceCIDR"}}},
@@ -4345,11 +4611,12 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.node.v1.RuntimeClass": {
-		Type: "object",
-		GVK:  []GVK{{Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClass"}},
+		Type:     "object",
+		Required: []string{"handler"},
+		GVK:      []GVK{{Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClass"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
-			{"handler", &Schema{Type: "string"}},
+			{"handler", &Schema{Type: "string", Default: "\"\""}},
 			{"kind", &Schema{Type: "string"}},
 			{"metadata", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", DefaultEmpty: true}},
 			{"overhead", &Schema{Ref: "io.k8s.api.node.v1.Overhead"}},
@@ -4357,8 +4624,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.node.v1.RuntimeClassList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClassList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClassList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.node.v1.RuntimeClass"}}},
@@ -4395,8 +4663,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.policy.v1.PodDisruptionBudgetList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "policy", Version: "v1", Kind: "PodDisruptionBudgetList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "policy", Version: "v1", Kind: "PodDisruptionBudgetList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.policy.v1.PodDisruptionBudget"}}},
@@ -4417,11 +4686,11 @@ var builtinSchemas = map[string]*Schema{
 		Type: "object",
 		Properties: []Property{
 			{"conditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"type"}, PatchStrategy: "merge", PatchMergeKey: "type", Items: &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Condition"}}},
-			{"currentHealthy", &Schema{Type: "integer", Format: "int32"}},
-			{"desiredHealthy", &Schema{Type: "integer", Format: "int32"}},
+			{"currentHealthy", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"desiredHealthy", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"disruptedPods", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}}},
-			{"disruptionsAllowed", &Schema{Type: "integer", Format: "int32"}},
-			{"expectedPods", &Schema{Type: "integer", Format: "int32"}},
+			{"disruptionsAllowed", &Schema{Type: "integer", Format: "int32", Default: "0"}},
+			{"expectedPods", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 		},
 	},
@@ -4443,8 +4712,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.rbac.v1.ClusterRoleBinding": {
-		Type: "object",
-		GVK:  []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"}},
+		Type:     "object",
+		Required: []string{"roleRef"},
+		GVK:      []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -4454,8 +4724,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.rbac.v1.ClusterRoleBindingList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBindingList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBindingList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.rbac.v1.ClusterRoleBinding"}}},
@@ -4464,8 +4735,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.rbac.v1.ClusterRoleList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.rbac.v1.ClusterRole"}}},
@@ -4474,7 +4746,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.rbac.v1.PolicyRule": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"verbs"},
 		Properties: []Property{
 			{"apiGroups", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"nonResourceURLs", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
@@ -4494,8 +4767,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.rbac.v1.RoleBinding": {
-		Type: "object",
-		GVK:  []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"}},
+		Type:     "object",
+		Required: []string{"roleRef"},
+		GVK:      []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -4505,8 +4779,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.rbac.v1.RoleBindingList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBindingList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBindingList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.rbac.v1.RoleBinding"}}},
@@ -4515,8 +4790,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.rbac.v1.RoleList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.rbac.v1.Role"}}},
@@ -4525,33 +4801,36 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.rbac.v1.RoleRef": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"kind", "name"},
 		Properties: []Property{
-			{"apiGroup", &Schema{Type: "string"}},
-			{"kind", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"apiGroup", &Schema{Type: "string", Default: "\"\""}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.rbac.v1.Subject": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"kind", "name"},
 		Properties: []Property{
 			{"apiGroup", &Schema{Type: "string"}},
-			{"kind", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"namespace", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.resource.v1.AllocatedDeviceStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"device", "driver", "pool"},
 		Properties: []Property{
 			{"conditions", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"type"}, Items: &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Condition"}}},
 			{"data", &Schema{Ref: "io.k8s.apimachinery.pkg.runtime.RawExtension"}},
-			{"device", &Schema{Type: "string"}},
-			{"driver", &Schema{Type: "string"}},
+			{"device", &Schema{Type: "string", Default: "\"\""}},
+			{"driver", &Schema{Type: "string", Default: "\"\""}},
 			{"networkData", &Schema{Ref: "io.k8s.api.resource.v1.NetworkDeviceData"}},
-			{"pool", &Schema{Type: "string"}},
+			{"pool", &Schema{Type: "string", Default: "\"\""}},
 			{"shareID", &Schema{Type: "string"}},
 		},
 	},
@@ -4564,9 +4843,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.CELDeviceSelector": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"expression"},
 		Properties: []Property{
-			{"expression", &Schema{Type: "string"}},
+			{"expression", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.resource.v1.CapacityRequestPolicy": {
@@ -4578,7 +4858,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.CapacityRequestPolicyRange": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"min"},
 		Properties: []Property{
 			{"max", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
 			{"min", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
@@ -4592,20 +4873,23 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.Counter": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"value"},
 		Properties: []Property{
 			{"value", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
 		},
 	},
 	"io.k8s.api.resource.v1.CounterSet": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"counters", "name"},
 		Properties: []Property{
 			{"counters", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.api.resource.v1.Counter"}}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.resource.v1.Device": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
 			{"allNodes", &Schema{Type: "boolean"}},
 			{"allowMultipleAllocations", &Schema{Type: "boolean"}},
@@ -4615,7 +4899,7 @@ var builtinSchemas = map[string]*Schema{
 			{"bindsToNode", &Schema{Type: "boolean"}},
 			{"capacity", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.api.resource.v1.DeviceCapacity"}}},
 			{"consumesCounters", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceCounterConsumption"}}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"nodeAllocatableResources", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.api.resource.v1.NodeAllocatableResource"}}},
 			{"nodeName", &Schema{Type: "string"}},
 			{"nodeSelector", &Schema{Ref: "io.k8s.api.core.v1.NodeSelector"}},
@@ -4623,11 +4907,12 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceAllocationConfiguration": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"source"},
 		Properties: []Property{
 			{"opaque", &Schema{Ref: "io.k8s.api.resource.v1.OpaqueDeviceConfiguration"}},
 			{"requests", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
-			{"source", &Schema{Type: "string"}},
+			{"source", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceAllocationResult": {
@@ -4651,7 +4936,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceCapacity": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"value"},
 		Properties: []Property{
 			{"requestPolicy", &Schema{Ref: "io.k8s.api.resource.v1.CapacityRequestPolicy"}},
 			{"value", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
@@ -4689,8 +4975,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceClassList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceClassList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceClassList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceClass"}}},
@@ -4715,39 +5002,43 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceCounterConsumption": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"counterSet", "counters"},
 		Properties: []Property{
 			{"compatibilityGroups", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
-			{"counterSet", &Schema{Type: "string"}},
+			{"counterSet", &Schema{Type: "string", Default: "\"\""}},
 			{"counters", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.api.resource.v1.Counter"}}},
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceDerivedAttribute": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"expression", "name"},
 		Properties: []Property{
-			{"expression", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"expression", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceRequest": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
 			{"exactly", &Schema{Ref: "io.k8s.api.resource.v1.ExactDeviceRequest"}},
 			{"firstAvailable", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceSubRequest"}}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceRequestAllocationResult": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"device", "driver", "pool", "request"},
 		Properties: []Property{
 			{"adminAccess", &Schema{Type: "boolean"}},
 			{"bindingConditions", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"bindingFailureConditions", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"consumedCapacity", &Schema{Type: "object", AdditionalProperties: &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}}},
-			{"device", &Schema{Type: "string"}},
-			{"driver", &Schema{Type: "string"}},
-			{"pool", &Schema{Type: "string"}},
-			{"request", &Schema{Type: "string"}},
+			{"device", &Schema{Type: "string", Default: "\"\""}},
+			{"driver", &Schema{Type: "string", Default: "\"\""}},
+			{"pool", &Schema{Type: "string", Default: "\"\""}},
+			{"request", &Schema{Type: "string", Default: "\"\""}},
 			{"shareID", &Schema{Type: "string"}},
 			{"skipNodeOperations", &Schema{Type: "array", ListType: "set", Items: &Schema{Type: "string"}}},
 			{"tolerations", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceToleration"}}},
@@ -4760,30 +5051,33 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceSubRequest": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"deviceClassName", "name"},
 		Properties: []Property{
 			{"allocationMode", &Schema{Type: "string"}},
 			{"capacity", &Schema{Ref: "io.k8s.api.resource.v1.CapacityRequirements"}},
 			{"count", &Schema{Type: "integer", Format: "int64"}},
 			{"derivedAttributes", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceDerivedAttribute"}}},
-			{"deviceClassName", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"deviceClassName", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"selectors", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceSelector"}}},
 			{"tolerations", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceToleration"}}},
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceTaint": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"effect", "key"},
 		Properties: []Property{
-			{"effect", &Schema{Type: "string"}},
-			{"key", &Schema{Type: "string"}},
+			{"effect", &Schema{Type: "string", Default: "\"\""}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
 			{"timeAdded", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"value", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceTaintRule": {
-		Type: "object",
-		GVK:  []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceTaintRule"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceTaintRule"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -4793,8 +5087,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceTaintRuleList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceTaintRuleList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceTaintRuleList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceTaintRule"}}},
@@ -4803,7 +5098,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.DeviceTaintRuleSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"taint"},
 		Properties: []Property{
 			{"deviceSelector", &Schema{Ref: "io.k8s.api.resource.v1.DeviceTaintSelector"}},
 			{"taint", &Schema{Ref: "io.k8s.api.resource.v1.DeviceTaint", DefaultEmpty: true}},
@@ -4828,20 +5124,21 @@ var builtinSchemas = map[string]*Schema{
 		Properties: []Property{
 			{"effect", &Schema{Type: "string"}},
 			{"key", &Schema{Type: "string"}},
-			{"operator", &Schema{Type: "string"}},
+			{"operator", &Schema{Type: "string", Default: "\"Equal\""}},
 			{"tolerationSeconds", &Schema{Type: "integer", Format: "int64"}},
 			{"value", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.resource.v1.ExactDeviceRequest": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"deviceClassName"},
 		Properties: []Property{
 			{"adminAccess", &Schema{Type: "boolean"}},
 			{"allocationMode", &Schema{Type: "string"}},
 			{"capacity", &Schema{Ref: "io.k8s.api.resource.v1.CapacityRequirements"}},
 			{"count", &Schema{Type: "integer", Format: "int64"}},
 			{"derivedAttributes", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceDerivedAttribute"}}},
-			{"deviceClassName", &Schema{Type: "string"}},
+			{"deviceClassName", &Schema{Type: "string", Default: "\"\""}},
 			{"selectors", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceSelector"}}},
 			{"tolerations", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.DeviceToleration"}}},
 		},
@@ -4877,9 +5174,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.OpaqueDeviceConfiguration": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"driver", "parameters"},
 		Properties: []Property{
-			{"driver", &Schema{Type: "string"}},
+			{"driver", &Schema{Type: "string", Default: "\"\""}},
 			{"parameters", &Schema{Ref: "io.k8s.apimachinery.pkg.runtime.RawExtension"}},
 		},
 	},
@@ -4895,17 +5193,19 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.ResourceClaimConsumerReference": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "resource", "uid"},
 		Properties: []Property{
 			{"apiGroup", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
-			{"resource", &Schema{Type: "string"}},
-			{"uid", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"resource", &Schema{Type: "string", Default: "\"\""}},
+			{"uid", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.resource.v1.ResourceClaimList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaimList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaimList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.resource.v1.ResourceClaim"}}},
@@ -4938,8 +5238,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.ResourceClaimTemplateList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaimTemplateList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaimTemplateList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.resource.v1.ResourceClaimTemplate"}}},
@@ -4955,16 +5256,18 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.ResourcePool": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"generation", "name", "resourceSliceCount"},
 		Properties: []Property{
-			{"generation", &Schema{Type: "integer", Format: "int64"}},
-			{"name", &Schema{Type: "string"}},
-			{"resourceSliceCount", &Schema{Type: "integer", Format: "int64"}},
+			{"generation", &Schema{Type: "integer", Format: "int64", Default: "0"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"resourceSliceCount", &Schema{Type: "integer", Format: "int64", Default: "0"}},
 		},
 	},
 	"io.k8s.api.resource.v1.ResourceSlice": {
-		Type: "object",
-		GVK:  []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceSlice"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceSlice"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -4973,8 +5276,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.ResourceSliceList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceSliceList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceSliceList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.resource.v1.ResourceSlice"}}},
@@ -4983,11 +5287,12 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.resource.v1.ResourceSliceSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"driver", "pool"},
 		Properties: []Property{
 			{"allNodes", &Schema{Type: "boolean"}},
 			{"devices", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.resource.v1.Device"}}},
-			{"driver", &Schema{Type: "string"}},
+			{"driver", &Schema{Type: "string", Default: "\"\""}},
 			{"nodeName", &Schema{Type: "string"}},
 			{"nodeSelector", &Schema{Ref: "io.k8s.api.core.v1.NodeSelector"}},
 			{"partitionTypeAttribute", &Schema{Type: "string"}},
@@ -5007,12 +5312,13 @@ var builtinSchemas = map[string]*Schema{
 			{"kind", &Schema{Type: "string"}},
 			{"metadata", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", DefaultEmpty: true}},
 			{"preemptionPolicy", &Schema{Type: "string"}},
-			{"value", &Schema{Type: "integer", Format: "int32"}},
+			{"value", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.api.scheduling.v1.PriorityClassList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClassList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClassList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.scheduling.v1.PriorityClass"}}},
@@ -5021,9 +5327,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.scheduling.v1alpha3.TopologyConstraint": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"key"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupAllDisruptionMode":     {Type: "object"},
@@ -5042,9 +5349,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupResourceClaim": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"resourceClaimName", &Schema{Type: "string"}},
 			{"resourceClaimTemplateName", &Schema{Type: "string"}},
 		},
@@ -5064,8 +5372,9 @@ var builtinSchemas = map[string]*Schema{
 	},
 	"io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSingleDisruptionMode": {Type: "object"},
 	"io.k8s.api.storage.v1.CSIDriver": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriver"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriver"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -5074,8 +5383,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storage.v1.CSIDriverList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriverList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriverList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.storage.v1.CSIDriver"}}},
@@ -5100,8 +5410,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storage.v1.CSINode": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSINode"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSINode"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -5111,17 +5422,19 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storage.v1.CSINodeDriver": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "nodeID"},
 		Properties: []Property{
 			{"allocatable", &Schema{Ref: "io.k8s.api.storage.v1.VolumeNodeResources"}},
-			{"name", &Schema{Type: "string"}},
-			{"nodeID", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"nodeID", &Schema{Type: "string", Default: "\"\""}},
 			{"topologyKeys", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 		},
 	},
 	"io.k8s.api.storage.v1.CSINodeList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSINodeList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSINodeList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.storage.v1.CSINode"}}},
@@ -5130,7 +5443,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storage.v1.CSINodeSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"drivers"},
 		Properties: []Property{
 			{"drivers", &Schema{Type: "array", ListType: "map", ListMapKeys: []string{"name"}, PatchStrategy: "merge", PatchMergeKey: "name", Items: &Schema{Ref: "io.k8s.api.storage.v1.CSINodeDriver"}}},
 		},
@@ -5142,8 +5456,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storage.v1.CSIStorageCapacity": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacity"}},
+		Type:     "object",
+		Required: []string{"storageClassName"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacity"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"capacity", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
@@ -5151,12 +5466,13 @@ var builtinSchemas = map[string]*Schema{
 			{"maximumVolumeSize", &Schema{Ref: "io.k8s.apimachinery.pkg.api.resource.Quantity"}},
 			{"metadata", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", DefaultEmpty: true}},
 			{"nodeTopology", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}},
-			{"storageClassName", &Schema{Type: "string"}},
+			{"storageClassName", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.storage.v1.CSIStorageCapacityList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacityList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacityList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.storage.v1.CSIStorageCapacity"}}},
@@ -5165,8 +5481,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storage.v1.StorageClass": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass"}},
+		Type:     "object",
+		Required: []string{"provisioner"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass"}},
 		Properties: []Property{
 			{"allowVolumeExpansion", &Schema{Type: "boolean"}},
 			{"allowedTopologies", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.core.v1.TopologySelectorTerm"}}},
@@ -5175,14 +5492,15 @@ var builtinSchemas = map[string]*Schema{
 			{"metadata", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", DefaultEmpty: true}},
 			{"mountOptions", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"parameters", &Schema{Type: "object", AdditionalProperties: &Schema{Type: "string"}}},
-			{"provisioner", &Schema{Type: "string"}},
+			{"provisioner", &Schema{Type: "string", Default: "\"\""}},
 			{"reclaimPolicy", &Schema{Type: "string"}},
 			{"volumeBindingMode", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.storage.v1.StorageClassList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClassList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClassList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.storage.v1.StorageClass"}}},
@@ -5191,33 +5509,37 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storage.v1.StorageHealth": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name"},
 		Properties: []Property{
 			{"healthConditions", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.api.storage.v1.StorageHealthCondition"}}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.api.storage.v1.StorageHealthCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"reason", "status"},
 		Properties: []Property{
 			{"accessMode", &Schema{Type: "string"}},
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
-			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
+			{"reason", &Schema{Type: "string", Default: "\"\""}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
 			{"volumeMode", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.api.storage.v1.TokenRequest": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"audience"},
 		Properties: []Property{
-			{"audience", &Schema{Type: "string"}},
+			{"audience", &Schema{Type: "string", Default: "\"\""}},
 			{"expirationSeconds", &Schema{Type: "integer", Format: "int64"}},
 		},
 	},
 	"io.k8s.api.storage.v1.VolumeAttachment": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttachment"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttachment"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -5227,8 +5549,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storage.v1.VolumeAttachmentList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttachmentList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttachmentList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.storage.v1.VolumeAttachment"}}},
@@ -5244,36 +5567,40 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storage.v1.VolumeAttachmentSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"attacher", "nodeName", "source"},
 		Properties: []Property{
-			{"attacher", &Schema{Type: "string"}},
-			{"nodeName", &Schema{Type: "string"}},
+			{"attacher", &Schema{Type: "string", Default: "\"\""}},
+			{"nodeName", &Schema{Type: "string", Default: "\"\""}},
 			{"source", &Schema{Ref: "io.k8s.api.storage.v1.VolumeAttachmentSource", DefaultEmpty: true}},
 		},
 	},
 	"io.k8s.api.storage.v1.VolumeAttachmentStatus": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"attached"},
 		Properties: []Property{
 			{"attachError", &Schema{Ref: "io.k8s.api.storage.v1.VolumeError"}},
-			{"attached", &Schema{Type: "boolean"}},
+			{"attached", &Schema{Type: "boolean", Default: "false"}},
 			{"attachmentMetadata", &Schema{Type: "object", AdditionalProperties: &Schema{Type: "string"}}},
 			{"detachError", &Schema{Ref: "io.k8s.api.storage.v1.VolumeError"}},
 		},
 	},
 	"io.k8s.api.storage.v1.VolumeAttributesClass": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttributesClass"}},
+		Type:     "object",
+		Required: []string{"driverName"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttributesClass"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
-			{"driverName", &Schema{Type: "string"}},
+			{"driverName", &Schema{Type: "string", Default: "\"\""}},
 			{"kind", &Schema{Type: "string"}},
 			{"metadata", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", DefaultEmpty: true}},
 			{"parameters", &Schema{Type: "object", AdditionalProperties: &Schema{Type: "string"}}},
 		},
 	},
 	"io.k8s.api.storage.v1.VolumeAttributesClassList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttributesClassList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttributesClassList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.storage.v1.VolumeAttributesClass"}}},
@@ -5307,8 +5634,9 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storagemigration.v1.StorageVersionMigrationList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "storagemigration.k8s.io", Version: "v1", Kind: "StorageVersionMigrationList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "storagemigration.k8s.io", Version: "v1", Kind: "StorageVersionMigrationList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.api.storagemigration.v1.StorageVersionMigration"}}},
@@ -5317,7 +5645,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.api.storagemigration.v1.StorageVersionMigrationSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"resource"},
 		Properties: []Property{
 			{"resource", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.GroupResource", DefaultEmpty: true}},
 		},
@@ -5330,26 +5659,29 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"jsonPath", "name", "type"},
 		Properties: []Property{
 			{"description", &Schema{Type: "string"}},
 			{"format", &Schema{Type: "string"}},
-			{"jsonPath", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"jsonPath", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"priority", &Schema{Type: "integer", Format: "int32"}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"strategy"},
 		Properties: []Property{
-			{"strategy", &Schema{Type: "string"}},
+			{"strategy", &Schema{Type: "string", Default: "\"\""}},
 			{"webhook", &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion"}},
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}},
+		Type:     "object",
+		Required: []string{"spec"},
+		GVK:      []GVK{{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"kind", &Schema{Type: "string"}},
@@ -5359,19 +5691,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinitionList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinitionList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"}}},
@@ -5380,24 +5714,26 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"kind", "plural"},
 		Properties: []Property{
 			{"categories", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
-			{"kind", &Schema{Type: "string"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
 			{"listKind", &Schema{Type: "string"}},
-			{"plural", &Schema{Type: "string"}},
+			{"plural", &Schema{Type: "string", Default: "\"\""}},
 			{"shortNames", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"singular", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"group", "names", "scope", "versions"},
 		Properties: []Property{
 			{"conversion", &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion"}},
-			{"group", &Schema{Type: "string"}},
+			{"group", &Schema{Type: "string", Default: "\"\""}},
 			{"names", &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames", DefaultEmpty: true}},
 			{"preserveUnknownFields", &Schema{Type: "boolean"}},
-			{"scope", &Schema{Type: "string"}},
+			{"scope", &Schema{Type: "string", Default: "\"\""}},
 			{"versions", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion"}}},
 		},
 	},
@@ -5411,25 +5747,27 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "served", "storage"},
 		Properties: []Property{
 			{"additionalPrinterColumns", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition"}}},
 			{"deprecated", &Schema{Type: "boolean"}},
 			{"deprecationWarning", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
 			{"schema", &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation"}},
 			{"selectableFields", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField"}}},
-			{"served", &Schema{Type: "boolean"}},
-			{"storage", &Schema{Type: "boolean"}},
+			{"served", &Schema{Type: "boolean", Default: "false"}},
+			{"storage", &Schema{Type: "boolean", Default: "false"}},
 			{"subresources", &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources"}},
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceScale": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"specReplicasPath", "statusReplicasPath"},
 		Properties: []Property{
 			{"labelSelectorPath", &Schema{Type: "string"}},
-			{"specReplicasPath", &Schema{Type: "string"}},
-			{"statusReplicasPath", &Schema{Type: "string"}},
+			{"specReplicasPath", &Schema{Type: "string", Default: "\"\""}},
+			{"statusReplicasPath", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceStatus": {Type: "object"},
@@ -5507,29 +5845,32 @@ var builtinSchemas = map[string]*Schema{
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool":        {},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": {},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"jsonPath"},
 		Properties: []Property{
-			{"jsonPath", &Schema{Type: "string"}},
+			{"jsonPath", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"name", "namespace"},
 		Properties: []Property{
-			{"name", &Schema{Type: "string"}},
-			{"namespace", &Schema{Type: "string"}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"namespace", &Schema{Type: "string", Default: "\"\""}},
 			{"path", &Schema{Type: "string"}},
 			{"port", &Schema{Type: "integer", Format: "int32"}},
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"rule"},
 		Properties: []Property{
 			{"fieldPath", &Schema{Type: "string"}},
 			{"message", &Schema{Type: "string"}},
 			{"messageExpression", &Schema{Type: "string"}},
 			{"optionalOldSelf", &Schema{Type: "boolean"}},
 			{"reason", &Schema{Type: "string"}},
-			{"rule", &Schema{Type: "string"}},
+			{"rule", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig": {
@@ -5541,7 +5882,8 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"conversionReviewVersions"},
 		Properties: []Property{
 			{"clientConfig", &Schema{Ref: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig"}},
 			{"conversionReviewVersions", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
@@ -5549,39 +5891,42 @@ var builtinSchemas = map[string]*Schema{
 	},
 	"io.k8s.apimachinery.pkg.api.resource.Quantity": {OneOf: []*Schema{&Schema{Type: "string"}, &Schema{Type: "number"}}},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.APIResource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"kind", "name", "namespaced", "singularName", "verbs"},
 		Properties: []Property{
 			{"categories", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 			{"group", &Schema{Type: "string"}},
-			{"kind", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
-			{"namespaced", &Schema{Type: "boolean"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"namespaced", &Schema{Type: "boolean", Default: "false"}},
 			{"shortNames", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
-			{"singularName", &Schema{Type: "string"}},
+			{"singularName", &Schema{Type: "string", Default: "\"\""}},
 			{"storageVersionHash", &Schema{Type: "string"}},
 			{"verbs", &Schema{Type: "array", Items: &Schema{Type: "string"}}},
 			{"version", &Schema{Type: "string"}},
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "APIResourceList"}},
+		Type:     "object",
+		Required: []string{"groupVersion", "resources"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "APIResourceList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
-			{"groupVersion", &Schema{Type: "string"}},
+			{"groupVersion", &Schema{Type: "string", Default: "\"\""}},
 			{"kind", &Schema{Type: "string"}},
 			{"resources", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.APIResource"}}},
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.Condition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"lastTransitionTime", "message", "reason", "status", "type"},
 		Properties: []Property{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
-			{"message", &Schema{Type: "string"}},
+			{"message", &Schema{Type: "string", Default: "\"\""}},
 			{"observedGeneration", &Schema{Type: "integer", Format: "int64"}},
-			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"reason", &Schema{Type: "string", Default: "\"\""}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions": {
@@ -5599,19 +5944,21 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"key", "operator"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
-			{"operator", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
+			{"operator", &Schema{Type: "string", Default: "\"\""}},
 			{"values", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": {Type: "object"},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.GroupResource": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"group", "resource"},
 		Properties: []Property{
-			{"group", &Schema{Type: "string"}},
-			{"resource", &Schema{Type: "string"}},
+			{"group", &Schema{Type: "string", Default: "\"\""}},
+			{"resource", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {
@@ -5623,10 +5970,11 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"key", "operator"},
 		Properties: []Property{
-			{"key", &Schema{Type: "string"}},
-			{"operator", &Schema{Type: "string"}},
+			{"key", &Schema{Type: "string", Default: "\"\""}},
+			{"operator", &Schema{Type: "string", Default: "\"\""}},
 			{"values", &Schema{Type: "array", ListType: "atomic", Items: &Schema{Type: "string"}}},
 		},
 	},
@@ -5674,15 +6022,16 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference": {
-		Type:    "object",
-		MapType: "atomic",
+		Type:     "object",
+		MapType:  "atomic",
+		Required: []string{"apiVersion", "kind", "name", "uid"},
 		Properties: []Property{
-			{"apiVersion", &Schema{Type: "string"}},
+			{"apiVersion", &Schema{Type: "string", Default: "\"\""}},
 			{"blockOwnerDeletion", &Schema{Type: "boolean"}},
 			{"controller", &Schema{Type: "boolean"}},
-			{"kind", &Schema{Type: "string"}},
-			{"name", &Schema{Type: "string"}},
-			{"uid", &Schema{Type: "string"}},
+			{"kind", &Schema{Type: "string", Default: "\"\""}},
+			{"name", &Schema{Type: "string", Default: "\"\""}},
+			{"uid", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.Patch": {Type: "object"},
@@ -5694,9 +6043,10 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.ShardInfo": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"selector"},
 		Properties: []Property{
-			{"selector", &Schema{Type: "string"}},
+			{"selector", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.Status": {
@@ -5734,11 +6084,12 @@ var builtinSchemas = map[string]*Schema{
 	},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.Time": {Type: "string", Format: "date-time"},
 	"io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent": {
-		Type: "object",
-		GVK:  []GVK{{Group: "", Version: "v1", Kind: "WatchEvent"}, {Group: "admissionregistration.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "apiextensions.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "apiregistration.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "apps", Version: "v1", Kind: "WatchEvent"}, {Group: "autoscaling", Version: "v1", Kind: "WatchEvent"}, {Group: "autoscaling", Version: "v2", Kind: "WatchEvent"}, {Group: "batch", Version: "v1", Kind: "WatchEvent"}, {Group: "certificates.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "coordination.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "discovery.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "events.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "networking.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "node.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "policy", Version: "v1", Kind: "WatchEvent"}, {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "resource.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "scheduling.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "storage.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "storagemigration.k8s.io", Version: "v1", Kind: "WatchEvent"}},
+		Type:     "object",
+		Required: []string{"object", "type"},
+		GVK:      []GVK{{Group: "", Version: "v1", Kind: "WatchEvent"}, {Group: "admissionregistration.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "apiextensions.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "apiregistration.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "apps", Version: "v1", Kind: "WatchEvent"}, {Group: "autoscaling", Version: "v1", Kind: "WatchEvent"}, {Group: "autoscaling", Version: "v2", Kind: "WatchEvent"}, {Group: "batch", Version: "v1", Kind: "WatchEvent"}, {Group: "certificates.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "coordination.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "discovery.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "events.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "networking.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "node.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "policy", Version: "v1", Kind: "WatchEvent"}, {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "resource.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "scheduling.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "storage.k8s.io", Version: "v1", Kind: "WatchEvent"}, {Group: "storagemigration.k8s.io", Version: "v1", Kind: "WatchEvent"}},
 		Properties: []Property{
 			{"object", &Schema{Ref: "io.k8s.apimachinery.pkg.runtime.RawExtension"}},
-			{"type", &Schema{Type: "string"}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.apimachinery.pkg.runtime.RawExtension":    {Type: "object"},
@@ -5755,18 +6106,20 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceCondition": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"status", "type"},
 		Properties: []Property{
 			{"lastTransitionTime", &Schema{Ref: "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}},
 			{"message", &Schema{Type: "string"}},
 			{"reason", &Schema{Type: "string"}},
-			{"status", &Schema{Type: "string"}},
-			{"type", &Schema{Type: "string"}},
+			{"status", &Schema{Type: "string", Default: "\"\""}},
+			{"type", &Schema{Type: "string", Default: "\"\""}},
 		},
 	},
 	"io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList": {
-		Type: "object",
-		GVK:  []GVK{{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIServiceList"}},
+		Type:     "object",
+		Required: []string{"items"},
+		GVK:      []GVK{{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIServiceList"}},
 		Properties: []Property{
 			{"apiVersion", &Schema{Type: "string"}},
 			{"items", &Schema{Type: "array", Items: &Schema{Ref: "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"}}},
@@ -5775,15 +6128,16 @@ var builtinSchemas = map[string]*Schema{
 		},
 	},
 	"io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec": {
-		Type: "object",
+		Type:     "object",
+		Required: []string{"groupPriorityMinimum", "versionPriority"},
 		Properties: []Property{
 			{"caBundle", &Schema{Type: "string", Format: "byte", ListType: "atomic"}},
 			{"group", &Schema{Type: "string"}},
-			{"groupPriorityMinimum", &Schema{Type: "integer", Format: "int32"}},
+			{"groupPriorityMinimum", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 			{"insecureSkipTLSVerify", &Schema{Type: "boolean"}},
 			{"service", &Schema{Ref: "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.ServiceReference"}},
 			{"version", &Schema{Type: "string"}},
-			{"versionPriority", &Schema{Type: "integer", Format: "int32"}},
+			{"versionPriority", &Schema{Type: "integer", Format: "int32", Default: "0"}},
 		},
 	},
 	"io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus": {

@@ -131,6 +131,8 @@ type node struct {
 	IntOrString           bool
 	EmbeddedResource      bool
 	DefaultEmpty          bool
+	Default               string
+	Required              []string
 	GVK                   []gvk
 }
 
@@ -152,6 +154,7 @@ type rawSchema struct {
 	Items                 json.RawMessage            `json:"items"`
 	AdditionalProperties  json.RawMessage            `json:"additionalProperties"`
 	Default               json.RawMessage            `json:"default"`
+	Required              []string                   `json:"required"`
 	ListType              string                     `json:"x-kubernetes-list-type"`
 	ListMapKeys           []string                   `json:"x-kubernetes-list-map-keys"`
 	MapType               string                     `json:"x-kubernetes-map-type"`
@@ -205,9 +208,18 @@ func normalize(raw json.RawMessage) (*node, error) {
 		}
 		n.OneOf = append(n.OneOf, an)
 	}
-	if bytes.Equal(bytes.TrimSpace(r.Default), []byte("{}")) {
+	switch d := bytes.TrimSpace(r.Default); {
+	case bytes.Equal(d, []byte("{}")):
 		n.DefaultEmpty = true
+	case len(d) > 0 && d[0] != '{' && d[0] != '[':
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, d); err != nil {
+			return nil, fmt.Errorf("default: %w", err)
+		}
+		n.Default = buf.String()
 	}
+	n.Required = append([]string(nil), r.Required...)
+	slices.Sort(n.Required)
 	names := make([]string, 0, len(r.Properties))
 	for k := range r.Properties {
 		names = append(names, k)
@@ -282,6 +294,14 @@ func writeNode(b *strings.Builder, n *node, indent int, bare bool) {
 	flag("IntOrString", n.IntOrString)
 	flag("EmbeddedResource", n.EmbeddedResource)
 	flag("DefaultEmpty", n.DefaultEmpty)
+	str("Default", n.Default)
+	if len(n.Required) > 0 {
+		q := make([]string, len(n.Required))
+		for i, k := range n.Required {
+			q[i] = strconv.Quote(k)
+		}
+		fields = append(fields, "Required: []string{"+strings.Join(q, ", ")+"}")
+	}
 	if len(n.GVK) > 0 {
 		var g []string
 		for _, x := range n.GVK {

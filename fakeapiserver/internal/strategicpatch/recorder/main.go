@@ -2,7 +2,7 @@
 // and records its answers, to serve as the expected results of the
 // strategicpatch and apply tests (the real server is the specification).
 //
-//	source DIR/env   # from e2e/realserver.sh start DIR
+//	set -a; . DIR/env; set +a   # DIR from e2e/realserver.sh start DIR
 //	go run ./fakeapiserver/internal/strategicpatch/recorder \
 //	    -in fakeapiserver/internal/strategicpatch/testdata/cases.yaml \
 //	    -out fakeapiserver/internal/strategicpatch/testdata/cases.golden.json
@@ -11,8 +11,11 @@
 // {method, path, type, query, body}; "{ns}" in a path is replaced by a
 // namespace created for the case (and deleted afterwards). type names the
 // body's content type: json (default), strategic, merge, jsonpatch or
-// apply. The output repeats each step with the status code and body of
-// the answer. Only the address in $REALSERVER_URL is contacted.
+// apply; a body given as a string is sent as it is. The output repeats each step with the status code and body of
+// the answer. Steps may set retry: true to repeat a request until it
+// succeeds (a CustomResourceDefinition takes a moment to be served); a
+// step's query holds its URL parameters (fieldManager, force). Only the
+// address in $REALSERVER_URL is contacted.
 package main
 
 import (
@@ -41,11 +44,14 @@ type Case struct {
 
 // Step is one request and, once recorded, its answer.
 type Step struct {
-	Method   string          `json:"method"`
-	Path     string          `json:"path"`
-	Type     string          `json:"type,omitempty"`
-	Query    string          `json:"query,omitempty"`
-	Body     json.RawMessage `json:"body,omitempty"`
+	Method string          `json:"method"`
+	Path   string          `json:"path"`
+	Type   string          `json:"type,omitempty"`
+	Query  string          `json:"query,omitempty"`
+	Body   json.RawMessage `json:"body,omitempty"`
+	// Retry repeats the request until it succeeds (up to 20 s): for a
+	// resource that a CustomResourceDefinition has just created.
+	Retry    bool            `json:"retry,omitempty"`
 	Status   int             `json:"status,omitempty"`
 	Response json.RawMessage `json:"response,omitempty"`
 }
@@ -97,7 +103,17 @@ func run(in, out string) error {
 				return fmt.Errorf("case %s step %d: unknown type %q", cases[i].Name, j, st.Type)
 			}
 			path := strings.ReplaceAll(st.Path, "{ns}", ns)
-			status, body, err := c.do(st.Method, path, st.Query, ct, st.Body)
+			send := []byte(st.Body)
+			var text string
+			if json.Unmarshal(st.Body, &text) == nil {
+				// A string body is sent as it is (YAML, or broken JSON).
+				send = []byte(text)
+			}
+			status, body, err := c.do(st.Method, path, st.Query, ct, send)
+			for deadline := time.Now().Add(20 * time.Second); err == nil && st.Retry && status >= 300 && time.Now().Before(deadline); {
+				time.Sleep(200 * time.Millisecond)
+				status, body, err = c.do(st.Method, path, st.Query, ct, send)
+			}
 			if err != nil {
 				return fmt.Errorf("case %s step %d: %w", cases[i].Name, j, err)
 			}

@@ -1,0 +1,57 @@
+package apply
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+)
+
+// Update records an ordinary write (create, update, JSON, merge or
+// strategic merge patch) in managedFields, as the server does for every
+// write: the manager of r gains the fields the write added or changed,
+// which every other manager loses, and fields the write removed leave
+// every entry. live is the stored object (a null Value on create) and obj
+// the object about to be stored. It returns obj's new managedFields (nil
+// when nobody owns anything).
+//
+// The starting entries are those of obj when it carries any (a client may
+// write managedFields directly, except through a subresource), else
+// live's. Entries that cannot be read are dropped, as the server resets
+// them.
+func Update(live, obj jsonv.Value, t Type, r Request) json.RawMessage {
+	root := t.rootNode()
+	var entries []*entry
+	if r.Subresource == "" {
+		if es, err := decodeManaged(managedFieldsOf(obj)); err == nil && len(es) > 0 {
+			entries = es
+		}
+	}
+	if entries == nil && live.Kind == jsonv.Object {
+		entries, _ = decodeManaged(managedFieldsOf(live))
+	}
+	before := jsonv.NewObject()
+	if live.Kind == jsonv.Object {
+		before = withManagedFields(live, nil)
+	}
+	lm, rm := root.materialize(before), root.materialize(withManagedFields(obj, nil))
+	c := newComparison()
+	compare(&lm, &rm, root, "", c)
+	changed := c.modified.union(c.added).filter(r.ownable)
+	removed := c.removed.filter(r.ownable)
+	for _, e := range entries {
+		e.Set = e.Set.minus(changed).minus(removed)
+	}
+	if len(changed) > 0 {
+		key := managerKey(r.Manager, "Update", r.APIVersion, r.Subresource)
+		mine := find(entries, key)
+		if mine == nil {
+			mine = &entry{Manager: r.Manager, Operation: "Update", APIVersion: r.APIVersion, Subresource: r.Subresource, Set: fieldSet{}}
+			entries = append(entries, mine)
+		}
+		mine.Set = mine.Set.union(changed)
+		now := r.Now.UTC().Truncate(time.Second)
+		mine.Time = &now
+	}
+	return encodeManaged(entries)
+}
