@@ -41,9 +41,9 @@ func loadCases(t testing.TB) []recordedCase {
 // resourceInfo maps a recorded path to what the server knows about it.
 type resourceInfo struct {
 	apiVersion, kind, subresource string
-	statusSubresource              bool
-	typ                            Type
-	object                         bool // the path names one object (or its collection, for POST)
+	statusSubresource             bool
+	typ                           Type
+	object                        bool // the path names one object (or its collection, for POST)
 }
 
 var kinds = map[string]struct {
