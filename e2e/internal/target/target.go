@@ -91,7 +91,7 @@ func FromEnv() (*Target, error) {
 	case Real:
 		return newReal(os.Getenv(EnvRealDir))
 	case Fake:
-		return newFake()
+		return NewFake()
 	case Kubeconfig:
 		return newKubeconfig(os.Getenv(EnvKubeconfig), os.Getenv(EnvContext), os.Getenv(EnvEtcdURL))
 	default:
@@ -130,7 +130,11 @@ func newReal(dir string) (*Target, error) {
 	}, nil
 }
 
-func newFake() (*Target, error) {
+// NewFake starts kubecache's fake API server the way the fake target runs
+// it: TLS, one bearer token for an admin in system:masters, and every request
+// of the user ForbiddenUser (reached by impersonation) denied, as RBAC
+// denies a user without bindings. Close the target to stop it.
+func NewFake() (*Target, error) {
 	s := fakeapiserver.New(fakeapiserver.Options{
 		TLS: true,
 		Tokens: map[string]fakeapiserver.User{
