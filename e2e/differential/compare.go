@@ -80,7 +80,7 @@ type Difference struct {
 	// Where is "<row>: <step>"; Path is the JSON path (or "status code",
 	// "header X", "events").
 	Where, Path string
-	Real, Fake string
+	Real, Fake  string
 }
 
 func (d Difference) String() string {
