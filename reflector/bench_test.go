@@ -128,7 +128,7 @@ func BenchmarkDecodeItem(b *testing.B) {
 		dec := decoder[*ConfigMap](nil)
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := dec(raw); err != nil {
+			if _, _, err := dec(raw); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -137,7 +137,7 @@ func BenchmarkDecodeItem(b *testing.B) {
 		dec := decoder[*ConfigMap](func(ns, name, rv string) (*ConfigMap, bool) { return stored, rv == "1234" })
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := dec(raw); err != nil {
+			if _, _, err := dec(raw); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -146,7 +146,7 @@ func BenchmarkDecodeItem(b *testing.B) {
 		dec := decoder[*ConfigMap](func(ns, name, rv string) (*ConfigMap, bool) { return nil, false })
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := dec(raw); err != nil {
+			if _, _, err := dec(raw); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -31,7 +31,8 @@ func FuzzDecoder(f *testing.F) {
 		return stored, ns == "ns" && name == "a" && rv == "5"
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		got, err := decoder[*ConfigMap](known)(raw)
+		got, fresh, err := decoder[*ConfigMap](known)(raw)
+		assert.Equal(t, got != stored, fresh || err != nil)
 		want, werr := meta.Decode[*ConfigMap](raw)
 		if got == stored {
 			p, perr := meta.PeekMeta(raw)

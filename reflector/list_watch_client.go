@@ -59,10 +59,13 @@ func NewListWatchFromClient[T meta.Object](c rest.Getter, resource, namespace st
 				return meta.ListMeta{}, err
 			}
 			decode := decoder(known)
-			_, lm, err := r.List(ctx, func(raw []byte) error {
-				obj, err := decode(raw)
+			_, lm, err := r.ListItems(ctx, func(list meta.TypeMeta, raw []byte) error {
+				obj, fresh, err := decode(raw)
 				if err != nil {
 					return err
+				}
+				if fresh {
+					itemType(obj, list)
 				}
 				return emit(obj)
 			})
@@ -77,25 +80,45 @@ func NewListWatchFromClient[T meta.Object](c rest.Getter, resource, namespace st
 			if err != nil {
 				return nil, err
 			}
-			return watch.NewStreamWatcher(ctx, body, decoder(known), watch.DecoderOptions{}), nil
+			decode := decoder(known)
+			return watch.NewStreamWatcher(ctx, body, func(raw []byte) (T, error) {
+				obj, _, err := decode(raw)
+				return obj, err
+			}, watch.DecoderOptions{}), nil
 		},
 	}
 }
 
 // decoder returns the function that turns one raw object into a T: the
-// known object when its identity and resourceVersion match, else a fresh
-// decode.
-func decoder[T meta.Object](known Known[T]) func(raw []byte) (T, error) {
-	if known == nil {
-		return meta.Decode[T]
-	}
-	return func(raw []byte) (T, error) {
-		if p, err := meta.PeekMeta(raw); err == nil && p.Name != "" && p.ResourceVersion != "" {
-			if obj, ok := known(p.Namespace, p.Name, p.ResourceVersion); ok {
-				return obj, nil
+// known object when its identity and resourceVersion match (fresh is
+// false), else a new decode (fresh is true).
+func decoder[T meta.Object](known Known[T]) func(raw []byte) (obj T, fresh bool, err error) {
+	return func(raw []byte) (T, bool, error) {
+		if known != nil {
+			if p, err := meta.PeekMeta(raw); err == nil && p.Name != "" && p.ResourceVersion != "" {
+				if obj, ok := known(p.Namespace, p.Name, p.ResourceVersion); ok {
+					return obj, false, nil
+				}
 			}
 		}
-		return meta.Decode[T](raw)
+		obj, err := meta.Decode[T](raw)
+		return obj, true, err
+	}
+}
+
+// itemType gives an item of a built-in list, which carries no kind or
+// apiVersion of its own, the list's: "ConfigMapList" makes "ConfigMap". An
+// item that has a kind (a custom resource's) keeps it. Only a freshly
+// decoded object is touched: an object reused through Known already has its
+// type (or never had one) and is shared with the store's readers.
+func itemType[T meta.Object](obj T, list meta.TypeMeta) {
+	tm := obj.GetTypeMeta()
+	if tm.Kind != "" || !strings.HasSuffix(list.Kind, "List") {
+		return
+	}
+	tm.Kind = strings.TrimSuffix(list.Kind, "List")
+	if tm.APIVersion == "" {
+		tm.APIVersion = list.APIVersion
 	}
 }
 
