@@ -13,6 +13,8 @@
 //   - schema.go: Schema (one node: shape and the x-kubernetes-*
 //     extensions), Definitions (named schemas, lookup by kind, reference
 //     resolution).
+//   - documents.go: Index and GroupVersion, the /openapi/v3 documents
+//     rendered for the served resources (Resource).
 //   - builtin.go: Builtin, the definitions of every built-in kind;
 //     zz_generated_builtin.go is the table itself, written by gen/ from
 //     the documents captured under testdata/real.
