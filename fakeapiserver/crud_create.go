@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/meta"
@@ -19,27 +20,57 @@ type writeOptions struct {
 	validation string
 }
 
+// parseWriteOptions reads the options of a create, update or patch;
+// optionsKind names them in errors ("CreateOptions"...).
 func parseWriteOptions(r *http.Request) (writeOptions, error) {
 	q := r.URL.Query()
 	wo := writeOptions{manager: q.Get("fieldManager"), validation: q.Get("fieldValidation")}
-	for _, d := range q["dryRun"] {
-		if d != "All" {
-			return wo, errBadRequest(fmt.Sprintf("dryRun: Unsupported value: %q: supported values: \"All\"", d))
-		}
+	kind := "CreateOptions"
+	switch r.Method {
+	case http.MethodPut:
+		kind = "UpdateOptions"
+	case http.MethodPatch:
+		kind = "PatchOptions"
+	}
+	var errs []fieldError
+	if dr := q["dryRun"]; len(dr) > 0 {
 		wo.dryRun = true
+		if err := checkDryRun(dr); err != nil {
+			errs = append(errs, *err)
+		}
 	}
 	switch wo.validation {
 	case "", "Strict", "Warn", "Ignore":
 	default:
-		return wo, errBadRequest(fmt.Sprintf("fieldValidation: Unsupported value: %q: supported values: \"Ignore\", \"Strict\", \"Warn\"", wo.validation))
+		errs = append(errs, notSupported("fieldValidation", wo.validation, "", "Ignore", "Strict", "Warn"))
 	}
 	if len(wo.manager) > 128 {
-		return wo, errInvalid("meta.k8s.io", "CreateOptions", "", []fieldError{invalid("fieldManager", wo.manager, "must be at most 128 characters")})
+		errs = append(errs, invalid("fieldManager", wo.manager, "must be no more than 128 characters"))
+	}
+	if len(errs) > 0 {
+		return wo, errInvalid("meta.k8s.io", kind, "", errs)
 	}
 	if wo.manager == "" {
 		wo.manager = defaultManager(r.UserAgent())
 	}
 	return wo, nil
+}
+
+// checkDryRun accepts only "All", reporting the whole list otherwise as the
+// real server does (Unsupported value: ["x"]).
+func checkDryRun(values []string) *fieldError {
+	for _, d := range values {
+		if d != "All" {
+			q := make([]string, len(values))
+			for i, v := range values {
+				q[i] = strconv.Quote(v)
+			}
+			e := notSupported("dryRun", "", "All")
+			e.value = "[" + strings.Join(q, ",") + "]"
+			return &e
+		}
+	}
+	return nil
 }
 
 // handleCreate serves POST on a collection.

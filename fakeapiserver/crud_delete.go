@@ -61,10 +61,8 @@ func (s *Server) parseDeleteOptions(r *http.Request) (deleteOptions, error) {
 		o.PropagationPolicy = &v
 	}
 	o.DryRun = append(o.DryRun, q["dryRun"]...)
-	for _, d := range o.DryRun {
-		if d != "All" {
-			return o, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{notSupported("dryRun", d, "All")})
-		}
+	if err := checkDryRun(o.DryRun); err != nil {
+		return o, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{*err})
 	}
 	if p := o.PropagationPolicy; p != nil {
 		switch *p {

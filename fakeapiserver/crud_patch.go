@@ -40,7 +40,9 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 		writeStatus(w, r, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s (strategic merge patch and server-side apply are not implemented by this server yet)", mediaJSONPatch, mediaMergePatch)))
 		return
 	default:
-		writeStatus(w, r, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyPatch, mediaStrategicPatch)))
+		st := errUnsupportedMediaType("415: Unsupported Media Type")
+		st.Details = &meta.StatusDetails{}
+		writeStatus(w, r, st)
 		return
 	}
 	body, err := readBody(r, s.opts.MaxRequestBodyBytes)

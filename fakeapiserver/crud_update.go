@@ -43,13 +43,18 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info reque
 		writeError(w, r, err)
 		return
 	}
-	if in.meta.Name != info.name {
+	switch in.meta.Name {
+	case info.name:
+	case "":
+		writeStatus(w, r, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", info.name)))
+		return
+	default:
 		writeStatus(w, r, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.meta.Name, info.name)))
 		return
 	}
 	ns := nsFor(res, info)
 	if res.Namespaced && in.meta.Namespace != "" && in.meta.Namespace != ns {
-		writeStatus(w, r, errBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the request (%s)", in.meta.Namespace, ns)))
+		writeStatus(w, r, errBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 		return
 	}
 	obj, created, err := s.update(r.Context(), res, ns, info.subresource, in, wo)
@@ -73,9 +78,11 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.get(table, key)
 		if cur == nil {
-			if subresource != "" || !res.CreateOnUpdate || in.meta.ResourceVersion != "" {
+			if subresource != "" || !res.CreateOnUpdate {
 				return nil, false, errNotFound(res, in.meta.Name)
 			}
+			// The resourceVersion of a PUT that creates is ignored.
+			in.meta.ResourceVersion = ""
 			obj, _, err := s.createDecoded(ctx, res, ns, in, wo)
 			var st *meta.Status
 			if errors.As(err, &st) && st.IsAlreadyExists() {

@@ -79,6 +79,10 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info request
 		writeError(w, r, err)
 		return
 	}
+	if err := n.checkTarget(res, true); err != nil {
+		writeError(w, r, err)
+		return
+	}
 	opts, err := parseListOptions(r, res, "", false, !s.opts.DisableWatchList)
 	if err != nil {
 		writeError(w, r, err)
@@ -137,7 +141,7 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 	} else {
 		rv, err := parseRV(o.rv)
 		if err != nil {
-			return listResult{}, errBadRequest(fmt.Sprintf("resourceVersion: Invalid value: %q: %v", o.rv, err))
+			return listResult{}, errBadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.rv, err))
 		}
 		exact := o.match == matchExact || (o.match == "" && rv > 0 && limit > 0)
 		switch {

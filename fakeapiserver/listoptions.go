@@ -1,9 +1,9 @@
 package fakeapiserver
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/kubecache/kubecache/selector"
 )
@@ -46,7 +46,7 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watc
 	o.cont = q.Get("continue")
 	if v := q.Get("limit"); v != "" {
 		if o.limit, err = strconv.ParseInt(v, 10, 64); err != nil {
-			return o, errBadRequest(fmt.Sprintf("limit: invalid value %q: %v", v, err))
+			return o, errBadRequest(err.Error())
 		}
 		if o.limit < 0 {
 			o.limit = 0
@@ -55,20 +55,15 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watc
 	if v := q.Get("timeoutSeconds"); v != "" {
 		t, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return o, errBadRequest(fmt.Sprintf("timeoutSeconds: invalid value %q: %v", v, err))
+			return o, errBadRequest(err.Error())
 		}
 		o.timeoutSeconds = &t
 	}
-	if v := q.Get("allowWatchBookmarks"); v != "" {
-		if o.allowBookmarks, err = strconv.ParseBool(v); err != nil {
-			return o, errBadRequest(fmt.Sprintf("allowWatchBookmarks: invalid value %q: %v", v, err))
-		}
+	if vs, ok := q["allowWatchBookmarks"]; ok {
+		o.allowBookmarks = queryBool(vs)
 	}
-	if _, ok := q["sendInitialEvents"]; ok {
-		b, err := strconv.ParseBool(q.Get("sendInitialEvents"))
-		if err != nil {
-			return o, errBadRequest(fmt.Sprintf("sendInitialEvents: invalid value %q: %v", q.Get("sendInitialEvents"), err))
-		}
+	if vs, ok := q["sendInitialEvents"]; ok {
+		b := queryBool(vs)
 		o.sendInitialEvents = &b
 	}
 
@@ -96,6 +91,16 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watc
 		}
 	}
 	return o, nil
+}
+
+// queryBool reads a boolean query parameter as the real server does: only
+// "0" and "false" (any case) are false; any other value, even empty, is
+// true.
+func queryBool(vs []string) bool {
+	if len(vs) == 0 {
+		return false
+	}
+	return vs[0] != "0" && !strings.EqualFold(vs[0], "false")
 }
 
 func (o listOptions) validate(isWatch, watchList bool) []fieldError {

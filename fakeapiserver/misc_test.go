@@ -136,3 +136,24 @@ func TestYAMLAndHeadAndMethods(t *testing.T) {
 	r = c.post(cmPath, string(big))
 	assert.Equal(t, http.StatusRequestEntityTooLarge, r.code)
 }
+
+func TestPartialObjectMetadataKindMustFit(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
+	r := c.get(cmPath, "Accept", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1")
+	require.Equal(t, http.StatusNotAcceptable, r.code)
+	assert.Equal(t, "you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)", r.status(t).Message)
+	r = c.get(cmPath+"/a", "Accept", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1")
+	require.Equal(t, http.StatusNotAcceptable, r.code)
+	assert.Equal(t, "you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)", r.status(t).Message)
+	r = c.get(cmPath+"/a", "Accept", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1")
+	assert.Equal(t, "PartialObjectMetadata", r.object(t)["kind"])
+}
+
+func TestLenientBooleans(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	r := c.get(cmPath + "?watch=false")
+	assert.Equal(t, "ConfigMapList", r.object(t)["kind"])
+	w := c.watch(cmPath + "?watch=&allowWatchBookmarks=yes")
+	assert.Equal(t, "BOOKMARK", w.next().Type, "an empty watch= is a watch; any value but 0/false is true")
+}

@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -25,7 +26,10 @@ const (
 // negotiation is the outcome for one request.
 type negotiation struct {
 	format outputFormat
-	pretty bool
+	// partialList: the client asked for PartialObjectMetadataList (as
+	// opposed to PartialObjectMetadata).
+	partialList bool
+	pretty      bool
 	// contentType overrides the response Content-Type (discovery).
 	contentType string
 }
@@ -77,6 +81,7 @@ func negotiate(r *http.Request, stream bool) (negotiation, error) {
 				continue
 			}
 			n.format = formatPartial
+			n.partialList = as == "PartialObjectMetadataList"
 			return n, nil
 		default:
 			// Table and other transformations are not offered; a later
@@ -119,4 +124,30 @@ func bodyMediaType(r *http.Request) (string, error) {
 	default:
 		return "", errUnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
 	}
+}
+
+// checkTarget refuses a metadata-only request whose kind does not fit the
+// response: PartialObjectMetadata for a list or PartialObjectMetadataList
+// for one object (406, with the real server's words).
+func (n negotiation) checkTarget(res *Resource, list bool) error {
+	if n.format != formatPartial || n.partialList == list {
+		return nil
+	}
+	if list {
+		return newStatus(406, "NotAcceptable", fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%sList)", goTypeName(res)))
+	}
+	return newStatus(406, "NotAcceptable", fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", goTypeName(res)))
+}
+
+// goTypeName approximates the real server's internal Go type name of a
+// resource's objects, as its 406 messages show it ("*core.ConfigMap").
+func goTypeName(res *Resource) string {
+	if res.Custom {
+		return "*unstructured.Unstructured"
+	}
+	pkg := "core"
+	if res.Group != "" {
+		pkg, _, _ = strings.Cut(res.Group, ".")
+	}
+	return "*" + pkg + "." + res.Kind
 }

@@ -106,19 +106,15 @@ func verbFor(r *http.Request, info requestInfo) string {
 	return ""
 }
 
-// isWatchParam reports watch=<v> with v anything but empty, "0" or
-// "false" (any case).
+// isWatchParam reports watch=<v> with v anything but "0" or "false" (any
+// case); the real server treats even an empty value as a watch.
 func isWatchParam(r *http.Request) bool {
 	if !strings.Contains(r.URL.RawQuery, "watch") {
 		return false
 	}
 	vals, ok := r.URL.Query()["watch"]
-	if !ok || len(vals) == 0 {
+	if !ok {
 		return false
 	}
-	switch strings.ToLower(vals[0]) {
-	case "", "0", "false":
-		return false
-	}
-	return true
+	return queryBool(vals)
 }

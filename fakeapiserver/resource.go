@@ -73,10 +73,14 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestI
 		writeError(w, r, err)
 		return
 	}
+	if err := n.checkTarget(res, false); err != nil {
+		writeError(w, r, err)
+		return
+	}
 	if rv := r.URL.Query().Get("resourceVersion"); rv != "" {
 		n, err := parseRV(rv)
 		if err != nil {
-			writeStatus(w, r, errBadRequest("resourceVersion: Invalid value: \""+rv+"\": "+err.Error()))
+			writeStatus(w, r, errBadRequest("invalid resource version: resourceVersion: Invalid value: \""+rv+"\": "+err.Error()))
 			return
 		}
 		if err := s.waitForRV(r.Context(), n); err != nil {

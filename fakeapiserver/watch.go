@@ -85,7 +85,9 @@ func (s *Server) parseWatch(r *http.Request, info requestInfo, res *Resource) (w
 		return watchRequest{}, err
 	}
 	if _, err := parseRV(opts.rv); err != nil {
-		return watchRequest{}, errInvalid(res.Group, res.Name, "", []fieldError{invalid("resourceVersion", opts.rv, err.Error())})
+		// The real server lets this storage error through as a 500
+		// without a reason.
+		return watchRequest{}, newStatus(500, meta.ReasonUnknown, invalid("resourceVersion", opts.rv, err.Error()).String())
 	}
 	timeout := time.Duration(float64(s.opts.MinRequestTimeout) * (1 + s.jitter()))
 	if opts.timeoutSeconds != nil && *opts.timeoutSeconds > 0 {

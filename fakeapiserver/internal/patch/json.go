@@ -51,10 +51,10 @@ func JSON(target []byte, patchDoc []byte) (jsonv.Value, error) {
 func decodeJSONPatch(data []byte) ([]operation, error) {
 	pv, err := jsonv.Parse(data)
 	if err != nil {
-		return nil, &DecodeError{Msg: "invalid JSON patch: " + err.Error()}
+		return nil, &DecodeError{Msg: "invalid JSON patch"}
 	}
 	if pv.Value.Kind != jsonv.Array {
-		return nil, &DecodeError{Msg: fmt.Sprintf("invalid JSON patch: want an array of operations, got %v", pv.Value.Kind)}
+		return nil, &DecodeError{Msg: fmt.Sprintf("error decoding patch: json: cannot unmarshal %s into Go value of type []handlers.jsonPatchOp", goKind(pv.Value.Kind))}
 	}
 	if n := len(pv.Value.Arr); n > MaxOperations {
 		return nil, &TooManyOperationsError{N: n}

@@ -38,10 +38,11 @@ func Merge(target []byte, patchDoc []byte) (jsonv.Value, error) {
 	}
 	pv, err := jsonv.Parse(patchDoc)
 	if err != nil {
-		return jsonv.Value{}, &DecodeError{Msg: "invalid merge patch: " + err.Error()}
+		// The real server's words for a patch that is not JSON.
+		return jsonv.Value{}, &DecodeError{Msg: "invalid JSON patch"}
 	}
 	if pv.Value.Kind != jsonv.Object {
-		return jsonv.Value{}, &DecodeError{Msg: fmt.Sprintf("invalid merge patch: want a JSON object, got %v", pv.Value.Kind)}
+		return jsonv.Value{}, &DecodeError{Msg: fmt.Sprintf("error decoding patch: json: cannot unmarshal %s into Go value of type map[string]interface {}", goKind(pv.Value.Kind))}
 	}
 	return MergeValues(tv.Value, pv.Value), nil
 }
@@ -72,4 +73,15 @@ func MergeValues(t, p jsonv.Value) jsonv.Value {
 		out.Set(m.Key, MergeValues(cur, m.Value))
 	}
 	return out
+}
+
+// goKind names a JSON type as encoding/json's errors do.
+func goKind(k jsonv.Kind) string {
+	switch k {
+	case jsonv.Bool:
+		return "bool"
+	case jsonv.Null:
+		return "null"
+	}
+	return k.String()
 }
