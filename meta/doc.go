@@ -24,6 +24,8 @@
 //
 //	types.go          TypeMeta, ObjectMeta, OwnerReference, ListMeta
 //	object.go         the Object interface, New, Decode, Key
+//	decode_struct.go  Decode's one-pass decoder for user types, with encoding/json's result
+//	intern.go         the table that shares the bytes of short repeated strings
 //	check.go          CheckType: is a user type declared so that it decodes?
 //	time.go           Time, the API's second-precision RFC 3339 timestamp
 //	status.go         Status, the API error body, with its reasons and causes

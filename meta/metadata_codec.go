@@ -7,15 +7,15 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"unique"
 )
 
 // This file decodes and encodes ObjectMeta by hand for Unstructured and
 // PartialObjectMetadata: one pass over the bytes with the scanner, field
 // names matched exactly (as the API server does), short frequent strings
-// interned. A user's own types go through encoding/json instead, because
-// an UnmarshalJSON method on ObjectMeta would be promoted into, and take
-// over, every struct that embeds it.
+// interned (intern.go). A user's own types go through the struct decoder
+// of decode_struct.go instead, because an UnmarshalJSON method on
+// ObjectMeta would be promoted into, and take over, every struct that
+// embeds it.
 
 // TypeError reports a JSON value of the wrong type for a field the decoder
 // needs, such as a number where metadata.name should be a string.
@@ -117,9 +117,9 @@ func (s *scanner) timeValue(field string, t *Time) error {
 	return nil
 }
 
-// stringMap decodes an object of strings; null reads as nil. Keys are
-// interned, and so are values no longer than internMax when internValues.
-func (s *scanner) stringMap(field string, internValues bool) (map[string]string, error) {
+// stringMap decodes an object of strings; null reads as nil. Keys and
+// values no longer than internMax are interned.
+func (s *scanner) stringMap(field string) (map[string]string, error) {
 	switch s.peek() {
 	case 'n':
 		return nil, s.literal("null")
@@ -128,15 +128,12 @@ func (s *scanner) stringMap(field string, internValues bool) (map[string]string,
 		return nil, s.typeError(field, "an object of strings")
 	}
 	m := map[string]string{}
-	err := s.object(func(key []byte, _ bool, _ int) error {
-		v, err := s.stringValue(field)
+	err := s.object(func(key []byte, escaped bool, _ int) error {
+		v, err := s.internedStringValue(field)
 		if err != nil {
 			return err
 		}
-		if internValues {
-			v = intern(v)
-		}
-		m[intern(unquote(key))] = v
+		m[internedContent(key, escaped)] = v
 		return nil
 	})
 	return m, err
@@ -153,8 +150,8 @@ func (s *scanner) stringSlice(field string) ([]string, error) {
 	}
 	out := []string{}
 	err := s.array(func(int) error {
-		v, err := s.stringValue(field)
-		out = append(out, intern(v))
+		v, err := s.internedStringValue(field)
+		out = append(out, v)
 		return err
 	})
 	return out, err
@@ -188,15 +185,13 @@ func (s *scanner) ownerReferences() ([]OwnerReference, error) {
 			var err error
 			switch name := string(key); {
 			case name == "apiVersion":
-				ref.APIVersion, err = s.stringValue(path + ".apiVersion")
-				ref.APIVersion = intern(ref.APIVersion)
+				ref.APIVersion, err = s.internedStringValue(path + ".apiVersion")
 			case name == "kind":
-				ref.Kind, err = s.stringValue(path + ".kind")
-				ref.Kind = intern(ref.Kind)
+				ref.Kind, err = s.internedStringValue(path + ".kind")
 			case name == "name":
-				ref.Name, err = s.stringValue(path + ".name")
+				ref.Name, err = s.internedStringValue(path + ".name")
 			case name == "uid":
-				ref.UID, err = s.stringValue(path + ".uid")
+				ref.UID, err = s.internedStringValue(path + ".uid")
 			case name == "controller":
 				ref.Controller, err = s.boolPtr(path + ".controller")
 			case name == "blockOwnerDeletion":
@@ -239,11 +234,9 @@ func (s *scanner) objectMeta(m *ObjectMeta, raw *rawMetadata) error {
 		case "name":
 			m.Name, err = s.stringValue("metadata.name")
 		case "generateName":
-			m.GenerateName, err = s.stringValue("metadata.generateName")
-			m.GenerateName = intern(m.GenerateName)
+			m.GenerateName, err = s.internedStringValue("metadata.generateName")
 		case "namespace":
-			m.Namespace, err = s.stringValue("metadata.namespace")
-			m.Namespace = intern(m.Namespace)
+			m.Namespace, err = s.internedStringValue("metadata.namespace")
 		case "uid":
 			m.UID, err = s.stringValue("metadata.uid")
 		case "resourceVersion":
@@ -270,9 +263,9 @@ func (s *scanner) objectMeta(m *ObjectMeta, raw *rawMetadata) error {
 				m.DeletionGracePeriodSeconds = &n
 			}
 		case "labels":
-			m.Labels, err = s.stringMap("metadata.labels", true)
+			m.Labels, err = s.stringMap("metadata.labels")
 		case "annotations":
-			m.Annotations, err = s.stringMap("metadata.annotations", false)
+			m.Annotations, err = s.stringMap("metadata.annotations")
 		case "ownerReferences":
 			m.OwnerReferences, err = s.ownerReferences()
 		case "finalizers":
@@ -289,19 +282,6 @@ func (s *scanner) objectMeta(m *ObjectMeta, raw *rawMetadata) error {
 		}
 		return err
 	})
-}
-
-// internMax bounds the strings worth interning: label values and short
-// annotation values repeat across objects, long ones rarely do.
-const internMax = 64
-
-// intern returns the canonical copy of a short string, so that the many
-// objects sharing a namespace, a label or an owner kind share its bytes.
-func intern(s string) string {
-	if s == "" || len(s) > internMax {
-		return s
-	}
-	return unique.Make(s).Value()
 }
 
 // appendObjectMeta appends the JSON encoding of m followed by the members

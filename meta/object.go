@@ -43,12 +43,23 @@ func newer[T Object]() func() T {
 // Decode allocates a new T and decodes the JSON object data into it.
 //
 // If *T implements json.Unmarshaler (Unstructured does), that method decides
-// how the object is held.
+// how the object is held. Otherwise the result, or the error, is what
+// json.Unmarshal gives, but reached in one pass over data (see
+// decode_struct.go), and strings of up to 64 bytes other than the object's
+// name, uid and resourceVersion are interned: objects that share a
+// namespace, a label, an owner or an image share its bytes.
 func Decode[T Object](data []byte) (T, error) {
 	obj := New[T]()
 	var err error
 	if d, ok := any(obj).(checkingDecoder); ok {
 		err = d.decodeChecked(data)
+	} else if sd := structDecoderFor(reflect.TypeFor[T]().Elem()); sd != nil {
+		if sd.decodeTop(data, reflect.ValueOf(obj).Elem()) != nil {
+			// The fast path gave up: encoding/json decides, on a
+			// fresh object.
+			obj = New[T]()
+			err = json.Unmarshal(data, obj)
+		}
 	} else {
 		err = json.Unmarshal(data, obj)
 	}

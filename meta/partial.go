@@ -36,11 +36,9 @@ func (p *PartialObjectMetadata) UnmarshalJSON(data []byte) error {
 		var err error
 		switch string(key) {
 		case "kind":
-			n.Kind, err = s.stringValue("kind")
-			n.Kind = intern(n.Kind)
+			n.Kind, err = s.internedStringValue("kind")
 		case "apiVersion":
-			n.APIVersion, err = s.stringValue("apiVersion")
-			n.APIVersion = intern(n.APIVersion)
+			n.APIVersion, err = s.internedStringValue("apiVersion")
 		case "metadata":
 			n.ObjectMeta, raw = ObjectMeta{}, rawMetadata{}
 			err = s.objectMeta(&n.ObjectMeta, &raw)
