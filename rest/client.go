@@ -27,6 +27,7 @@ type Client struct {
 	creds     *credentials
 	limiter   *rateLimiter // nil: unlimited
 	timeout   time.Duration
+	maxFrame  int // watch.DecoderOptions.MaxFrameSize; 0 means the default
 	log       *slog.Logger
 	clock     Clock
 }
@@ -67,12 +68,16 @@ func NewClient(cfg *Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rest: Config.Host: %w", err)
 	}
+	if cfg.MaxWatchFrameBytes < 0 {
+		return nil, fmt.Errorf("rest: Config.MaxWatchFrameBytes is %d; it must be 0 (the default) or positive", cfg.MaxWatchFrameBytes)
+	}
 	base, _ := url.Parse(host)
 	c := &Client{
-		base:    base,
-		timeout: cfg.Timeout,
-		log:     cfg.Logger,
-		clock:   cfg.Clock,
+		base:     base,
+		timeout:  cfg.Timeout,
+		maxFrame: cfg.MaxWatchFrameBytes,
+		log:      cfg.Logger,
+		clock:    cfg.Clock,
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)

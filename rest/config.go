@@ -71,6 +71,12 @@ type Config struct {
 	// caller's context.
 	Timeout time.Duration
 
+	// MaxWatchFrameBytes bounds one watch event on the wire: a larger frame
+	// ends the watch with watch.ErrFrameTooLarge instead of growing memory.
+	// 0 means watch.DefaultMaxFrameSize; lower it for a memory-limited
+	// controller. Negative values are refused by NewClient.
+	MaxWatchFrameBytes int
+
 	// HTTP2ReadIdleTimeout is how long an HTTP/2 connection may stay silent
 	// before the client pings it; PingTimeout is how long it then waits for
 	// the answer before closing a dead connection. 0 means 30 s and 15 s; a

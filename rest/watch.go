@@ -37,7 +37,7 @@ func watchDecoded[T any](ctx context.Context, r *Request, decode func([]byte) (T
 	if err != nil {
 		return nil, err
 	}
-	return watch.NewStreamWatcher(ctx, body, decode, watch.DecoderOptions{}), nil
+	return watch.NewStreamWatcher(ctx, body, decode, watch.DecoderOptions{MaxFrameSize: r.c.maxFrame}), nil
 }
 
 // Websocket makes Watch and WatchAs use a websocket instead of a chunked

@@ -234,3 +234,18 @@ func TestWatchHTTP2(t *testing.T) {
 	w.Stop()
 	assert.Equal(t, 2, <-protos)
 }
+
+func TestWatchFrameBoundFromConfig(t *testing.T) {
+	url := chunkedWatchServer(t, nil)
+	// The first event is about 120 bytes: a 64-byte bound refuses it.
+	c := newTestClient(t, &Config{Host: url, MaxWatchFrameBytes: 64})
+	w, err := WatchAs[*testPod](t.Context(), c.Get().Namespace("ns").Resource("pods"))
+	require.NoError(t, err)
+	got := collect(t, w)
+	require.Len(t, got, 1, "events before the oversized frame ended the watch")
+	assert.Equal(t, watch.DecodeFailed, got[0].Type)
+	assert.ErrorIs(t, got[0].Err, watch.ErrFrameTooLarge)
+
+	_, err = NewClient(&Config{Host: url, MaxWatchFrameBytes: -1})
+	assert.ErrorContains(t, err, "MaxWatchFrameBytes")
+}
