@@ -124,7 +124,13 @@ func paginate(c *testClient, path string) ([]string, bool) {
 }
 
 func TestReaderThatStopsReadingIsClosed(t *testing.T) {
-	s, c := newTestServer(t, Options{WatchQueueLength: 50})
+	s := New(Options{WatchQueueLength: 20})
+	s.connWriteBuffer = 8 << 10 // fill the socket with few events
+	require.NoError(t, s.Start())
+	t.Cleanup(s.Close)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	c := &testClient{t: t, base: s.URL(), http: &http.Client{Transport: tr}}
 	a := c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
 	// A raw connection that sends the request and never reads.
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "http://"))
@@ -134,7 +140,7 @@ func TestReaderThatStopsReadingIsClosed(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, conn.(*net.TCPConn).SetReadBuffer(4096))
 	require.NoError(t, s.WaitForWatchers(testContext(t), "configmaps", 1))
-	big := strings.Repeat("x", 64<<10)
+	big := strings.Repeat("x", 16<<10)
 	i := 0
 	for ; s.Watchers("configmaps") > 0; i++ {
 		require.Less(t, i, 2000, "the stalled watcher was never dropped")

@@ -44,6 +44,11 @@ type Server struct {
 	// conns tracks open client connections so a restart can drop them.
 	conns map[net.Conn]struct{}
 
+	// connWriteBuffer, when set (tests), shrinks each accepted
+	// connection's socket send buffer so a client that stops reading
+	// blocks the server sooner.
+	connWriteBuffer int
+
 	// panics counts handler panics (bugs); the fuzz test checks it.
 	panics atomic.Int64
 
@@ -213,6 +218,9 @@ func (s *Server) trackConn(c net.Conn, state http.ConnState) {
 	switch state {
 	case http.StateNew:
 		s.conns[c] = struct{}{}
+		if tc, ok := c.(*net.TCPConn); ok && s.connWriteBuffer > 0 {
+			_ = tc.SetWriteBuffer(s.connWriteBuffer)
+		}
 	case http.StateHijacked, http.StateClosed:
 		delete(s.conns, c)
 	}
