@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubecache/kubecache/bench"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
@@ -79,7 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"gogc": os.Getenv("GOGC"), "gomemlimit": os.Getenv("GOMEMLIMIT")}
 	switch c.mode {
 	case "typed":
-		err = measure[*Pod](ctx, c, &res)
+		err = measure[*bench.Pod](ctx, c, &res)
 	case "unstructured":
 		err = measure[*meta.Unstructured](ctx, c, &res)
 	case "metadata":

@@ -1,8 +1,8 @@
-package main
+package bench
 
 import "github.com/kubecache/kubecache/meta"
 
-// Pod is the typed mode's object: the fields of a pod a controller
+// Pod is the benchmarks' typed object: the fields of a pod a controller
 // typically reads (its metadata, the node it runs on, its containers'
 // names and images, its phase and conditions). Everything else in the
 // server's pod is skipped by the decoder and never held.
