@@ -36,7 +36,14 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 		apply = patch.JSON
 	case mediaMergePatch:
 		apply = patch.Merge
-	case mediaStrategicPatch, mediaApplyPatch, "application/apply-patch+cbor":
+	case mediaApplyPatch, "application/apply-patch+cbor":
+		if r.URL.Query().Get("fieldManager") == "" {
+			writeStatus(w, r, errInvalid("meta.k8s.io", "PatchOptions", "", []fieldError{required("fieldManager", "is required for apply patch")}))
+			return
+		}
+		writeStatus(w, r, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s (strategic merge patch and server-side apply are not implemented by this server yet)", mediaJSONPatch, mediaMergePatch)))
+		return
+	case mediaStrategicPatch:
 		writeStatus(w, r, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s (strategic merge patch and server-side apply are not implemented by this server yet)", mediaJSONPatch, mediaMergePatch)))
 		return
 	default:
@@ -126,8 +133,7 @@ func patchError(err error) *meta.Status {
 	case errors.As(err, &tm):
 		return newStatus(413, meta.ReasonRequestEntityTooLarge, tm.Error())
 	default:
-		st := errGenericInvalid()
-		st.Details.Causes = []meta.StatusCause{{Type: meta.CauseFieldValueInvalid, Message: err.Error()}}
-		return st
+		// The real server says no more than this (details {}).
+		return errGenericInvalid()
 	}
 }

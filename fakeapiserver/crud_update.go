@@ -207,12 +207,20 @@ func (s *Server) commitUpdate(ctx context.Context, res *Resource, cur, next *sto
 		typ = watch.Deleted
 	}
 	obj, err := s.store.commit(res.storageKey(), cur.key, typ, cur, func(rv int64) (*stored, error) {
+		if typ == watch.Deleted {
+			// The DELETED event carries the last stored state (with
+			// its finalizers), as on the real server.
+			return cur.withResourceVersion(rv)
+		}
 		return next.withResourceVersion(rv)
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.afterWrite(ctx, res, typ, cur, obj)
+	if typ == watch.Deleted {
+		return next.withResourceVersion(obj.rv)
+	}
 	return obj, nil
 }
 

@@ -149,6 +149,9 @@ func (s *store) register(table string, start watchStart, queueLen int, info watc
 	if s.closed {
 		return watchRegistration{}, errServerClosing
 	}
+	if s.dropped[table] {
+		return watchRegistration{}, errResourceGone
+	}
 	reg := watchRegistration{w: newWatcher(table, queueLen, info)}
 	if start.initial {
 		reg.snapshot = s.tableLocked(table).cur

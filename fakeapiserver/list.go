@@ -109,6 +109,16 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 		limit  = o.limit
 		issued = s.clock.Now().Unix()
 	)
+	if o.cont != "" && o.rv == "0" {
+		// Served from the watch cache: the rest of the list at the
+		// current state, limit ignored.
+		tok, err := decodeContinue(o.cont)
+		if err != nil {
+			return listResult{}, errBadRequest("invalid continue token: " + err.Error())
+		}
+		snap, readRV := s.staleOrCurrent(table)
+		return s.page(snap, readRV, namespace, tok.Start, 0, issued, o, res), nil
+	}
 	if o.cont != "" {
 		if o.rv != "" && o.rv != "0" {
 			return listResult{}, errBadRequest("specifying resource version is not allowed when using continue")

@@ -157,3 +157,32 @@ func TestLenientBooleans(t *testing.T) {
 	w := c.watch(cmPath + "?watch=&allowWatchBookmarks=yes")
 	assert.Equal(t, "BOOKMARK", w.next().Type, "an empty watch= is a watch; any value but 0/false is true")
 }
+
+// Details checked against a real v1.37.2 by the e2e differential tests.
+func TestDifferentialFixes(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	for _, n := range []string{"a", "b", "c"} {
+		c.mustCreate(cmPath, `{"metadata":{"name":"`+n+`"}}`)
+	}
+	first := decodeList(t, c.get(cmPath+"?limit=1"))
+	rest := decodeList(t, c.get(cmPath+"?limit=1&resourceVersion=0&continue="+first.Metadata["continue"].(string)))
+	assert.Equal(t, []string{"default/b", "default/c"}, itemNames(t, rest), "RV=0 with continue: the rest in one page")
+	assert.NotContains(t, rest.Metadata, "continue")
+
+	assert.Equal(t, http.StatusMethodNotAllowed, c.do(http.MethodPut, cmPath, `{"metadata":{"name":"a"}}`).code)
+	r := c.get("/apis/bogus.example.com/v1/things")
+	assert.Equal(t, http.StatusNotFound, r.code)
+	assert.Equal(t, "404 page not found\n", string(r.body))
+	r = c.do(http.MethodPatch, cmPath+"/a", `{}`, "Content-Type", "application/apply-patch+yaml")
+	assert.Equal(t, http.StatusUnprocessableEntity, r.code)
+	assert.Contains(t, r.status(t).Message, "fieldManager: Required value: is required for apply patch")
+
+	f := c.mustCreate(cmPath, `{"metadata":{"name":"f","finalizers":["example.com/hold"]}}`)
+	w := c.watch(cmPath + "?watch=1&resourceVersion=" + rvOf(t, f))
+	c.do(http.MethodDelete, cmPath+"/f", "")
+	assert.Equal(t, "MODIFIED", w.next().Type)
+	c.do(http.MethodPatch, cmPath+"/f", `{"metadata":{"finalizers":null}}`, "Content-Type", mergePatch)
+	e := w.next()
+	require.Equal(t, "DELETED", e.Type)
+	assert.Equal(t, []string{"example.com/hold"}, e.meta(t).Finalizers, "the DELETED event carries the last stored state")
+}

@@ -8,6 +8,14 @@ import (
 
 // serveResource dispatches a request on a resource URL by verb.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requestInfo) {
+	if !s.registry.hasGroupVersion(info.group, info.version) {
+		// The real server has no handler at all there: a plain text 404.
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte("404 page not found\n"))
+		return
+	}
 	res := s.registry.lookup(info.group, info.version, info.resource)
 	if res == nil || (!res.Namespaced && info.namespace != "") {
 		writeStatus(w, r, errPathNotFound())
@@ -32,7 +40,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 			return
 		}
 	}
-	if info.verb == "" || !res.hasVerb(info.verb) {
+	if info.verb == "" || !res.hasVerb(info.verb) || ((info.verb == "update" || info.verb == "patch") && info.name == "") {
 		writeStatus(w, r, errMethodNotAllowed())
 		return
 	}

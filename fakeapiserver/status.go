@@ -15,6 +15,9 @@ import (
 
 var errServerClosing = errors.New("server closing")
 
+// errResourceGone: the resource was removed while the request was served.
+var errResourceGone = errors.New("resource removed")
+
 func newStatus(code int32, reason meta.StatusReason, msg string) *meta.Status {
 	return meta.NewStatus(code, reason, msg)
 }
@@ -76,7 +79,7 @@ func errNotAcceptable() *meta.Status {
 }
 
 func errTooLarge(limit int64) *meta.Status {
-	return newStatus(413, meta.ReasonRequestEntityTooLarge, fmt.Sprintf("limit is %d", limit))
+	return newStatus(413, meta.ReasonRequestEntityTooLarge, fmt.Sprintf("Request entity too large: limit is %d", limit))
 }
 
 func errInternal(err error) *meta.Status {

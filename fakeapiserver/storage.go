@@ -74,6 +74,9 @@ type store struct {
 	// wchanged is closed and replaced whenever a watcher registers or
 	// leaves (WaitForWatchers).
 	wchanged chan struct{}
+	// dropped marks the tables of deleted CRDs until they are recreated:
+	// a watch that looked the resource up just before is refused.
+	dropped map[string]bool
 	// closed makes every later watch registration fail.
 	closed bool
 }
@@ -86,12 +89,14 @@ func newStore(clock Clock, historyLimit int) *store {
 		watchers:     map[string]map[*watcher]struct{}{},
 		tick:         make(chan struct{}),
 		wchanged:     make(chan struct{}),
+		dropped:      map[string]bool{},
 	}
 }
 
 func (s *store) tableLocked(name string) *table {
 	t := s.tables[name]
 	if t == nil {
+		delete(s.dropped, name)
 		t = &table{versions: []tableVersion{{rv: 0}}}
 		s.tables[name] = t
 	}
@@ -268,6 +273,7 @@ func (s *store) waitFor(ctx context.Context, rv int64, timeout Timer) bool {
 func (s *store) dropTable(table string) {
 	s.mu.Lock()
 	delete(s.tables, table)
+	s.dropped[table] = true
 	ws := s.watchers[table]
 	delete(s.watchers, table)
 	s.watchersChangedLocked()

@@ -127,6 +127,9 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 		}
 		s.sendError(sink, errExpired(msg))
 		return
+	case errors.Is(err, errResourceGone):
+		sink.end()
+		return
 	case err != nil:
 		sink.cut()
 		return
@@ -230,6 +233,8 @@ type watchStream struct {
 	lastRV, minRV int64
 	bookmarkDue   bool
 	pending       bool
+	// bookmarked: a bookmark at lastRV went out already.
+	bookmarked bool
 }
 
 func (st *watchStream) apiVersion() string { return gv(st.wr.res.Group, st.wr.version) }
@@ -313,7 +318,7 @@ func (st *watchStream) send(c *change) error {
 		}
 		typ = watch.Deleted
 	}
-	st.lastRV = c.rv
+	st.lastRV, st.bookmarked = c.rv, false
 	if st.w.takeCorrupt() {
 		st.s.log.Info("fault", "fault", "corrupt watch frame", "resource", st.wr.res.groupResource())
 		return st.sink.frame(typ, []byte("{not json}"))
@@ -327,10 +332,13 @@ func (st *watchStream) send(c *change) error {
 // bookmark's resourceVersion is still on its way.
 func (st *watchStream) bookmark() error {
 	st.bookmarkDue = false
+	// The real server sends a bookmark once the revision has moved past
+	// where the watch started, even if an event already carried it.
 	rv := st.s.store.bookmarkRV(st.w)
-	if rv <= st.lastRV {
+	if rv <= st.minRV || rv < st.lastRV || (rv == st.lastRV && st.bookmarked) {
 		return nil
 	}
+	st.bookmarked = true
 	st.lastRV = rv
 	return st.write(watch.Bookmark, st.bookmarkObject(rv, false))
 }
