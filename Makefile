@@ -27,9 +27,12 @@ vet:
 test: fmt-check vet
 	$(GO) test -race -count=1 -timeout 9m $(PKGS)
 
-# bench: the in-repo benchmark suite (decoder, store, reflector end to end).
+# bench: the in-repo benchmark suite (decoder, store, informer end to end
+# against the fake API server; figures in docs/performance.md). Every
+# package has more benchmarks of its own: go test -bench . ./<pkg>/
+BENCH_PKGS ?= ./bench/ ./meta/ ./watch/
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(BENCH_PKGS)
 
 # fuzz: a short run of every fuzz target (FUZZTIME each).
 fuzz:
