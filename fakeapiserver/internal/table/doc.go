@@ -10,7 +10,9 @@
 // the common kinds, its cells: pods, deployments, replica sets, stateful
 // sets, daemon sets, jobs, cron jobs, services, config maps, secrets,
 // service accounts, namespaces, nodes, events, ingresses, persistent
-// volumes and claims, leases, custom resource definitions. Any other
+// volumes and claims, leases, custom resource definitions, role
+// bindings, API services, flow schemas, priority levels, priority
+// classes, IP addresses and service CIDRs. Any other
 // resource gets Name and Created At; custom resources their CRD's
 // additionalPrinterColumns (ForCustom).
 //
@@ -21,7 +23,9 @@
 // Where things are:
 //   - table.go: Column, IncludeObject, Printer (Columns, Cells, Render),
 //     Options.
-//   - builtin.go: For, the cells of the built-in resources.
+//   - builtin.go: For, the cells of the built-in resources;
+//     builtin_more.go: the cluster-level ones (RBAC, API services, flow
+//     control, scheduling, networking).
 //   - custom.go: ForCustom, PrinterColumn, the JSONPath subset.
 //   - values.go: reading objects, ages (HumanDuration), selectors.
 //   - zz_generated_columns.go: the real server's column definitions.

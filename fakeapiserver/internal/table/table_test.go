@@ -75,7 +75,9 @@ func TestMatchesRealServer(t *testing.T) {
 			p = ForCustom(nil)
 		default:
 			p = For(group, resource)
-			if p.cells == nil {
+			if p.cells == nil && !columnsEqual(c.Table.Columns, defaultColumns) {
+				// A resource the real server prints its own way and this
+				// package does not (yet): the default table.
 				assert.NotEmpty(t, builtinColumns[group+"/"+resource], "%s: columns captured", base)
 				continue
 			}
@@ -88,15 +90,17 @@ func TestMatchesRealServer(t *testing.T) {
 			require.NoError(t, err)
 			want, _ := json.Marshal(row.Cells)
 			got0, _ := json.Marshal(p.Cells(res.Value, now))
-			got1, _ := json.Marshal(p.Cells(res.Value, now.Add(time.Second)))
-			if string(got1) == string(want) {
-				got0 = got1 // the server's clock was past the Date header's second
+			// The server rendered within a second of its Date header.
+			for _, d := range []time.Duration{time.Second, -time.Second} {
+				if got, _ := json.Marshal(p.Cells(res.Value, now.Add(d))); string(got) == string(want) {
+					got0 = got
+				}
 			}
 			assert.JSONEq(t, string(want), string(got0), "%s row %d (%s)", base, i, name(res.Value))
 			checked++
 		}
 	}
-	assert.Greater(t, checked, 30, "rows compared")
+	assert.Greater(t, checked, 150, "rows compared")
 }
 
 func TestRenderShapes(t *testing.T) {
@@ -183,4 +187,16 @@ func parse(t *testing.T, s string) jsonv.Value {
 	res, err := jsonv.Parse([]byte(s))
 	require.NoError(t, err)
 	return res.Value
+}
+
+func columnsEqual(a, b []Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
