@@ -123,6 +123,10 @@ metadata:
 data: {a: "1"}
 `)
 	assert.Equal(t, "configmap/applied created\n", k.run("apply", "-f", applied))
+	assert.Equal(t, "configmap/applied unchanged\n", k.run("apply", "-f", applied))
+	changed := k.file("apply2.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata: {a: \"2\"}\n")
+	assert.Equal(t, "configmap/applied configured\n", k.run("apply", "-f", changed), "client-side apply sends a strategic merge patch")
+	assert.Equal(t, "2", k.run("get", "configmap", "applied", "-o", "jsonpath={.data.a}"))
 
 	out = k.run("get", "deploy", "web", "-o", "jsonpath={.spec.replicas} {.metadata.generation}")
 	assert.Equal(t, "2 1", out)

@@ -186,3 +186,18 @@ func TestDifferentialFixes(t *testing.T) {
 	require.Equal(t, "DELETED", e.Type)
 	assert.Equal(t, []string{"example.com/hold"}, e.meta(t).Finalizers, "the DELETED event carries the last stored state")
 }
+
+func TestStrategicMergePatch(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	c.mustCreate("/api/v1/namespaces/default/pods", `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"a","image":"x:1"},{"name":"b","image":"y:1"}]}}`)
+	r := c.do(http.MethodPatch, "/api/v1/namespaces/default/pods/p", `{"spec":{"containers":[{"name":"b","image":"y:2"}]}}`, "Content-Type", "application/strategic-merge-patch+json")
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	containers := r.object(t)["spec"].(map[string]any)["containers"].([]any)
+	require.Len(t, containers, 2, "containers merge by name")
+	assert.Equal(t, "y:2", containers[1].(map[string]any)["image"])
+
+	c.mustCreate(crdPath, widgetCRD)
+	c.mustCreate(widgetPath, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}`)
+	r = c.do(http.MethodPatch, widgetPath+"/w", `{}`, "Content-Type", "application/strategic-merge-patch+json")
+	assert.Equal(t, http.StatusUnsupportedMediaType, r.code, "no strategic merge patch for custom resources")
+}
