@@ -531,15 +531,16 @@ var clientKinds = []string{"reflector", "informer"}
 // start starts a client of kind mirroring res through the proxy.
 func start[T meta.Object](e *env, kind string, res resource, ropts reflector.Options) *subject {
 	e.t.Helper()
-	return startWith[T](e, kind, res, ropts, nil)
+	return startWith[T](e, kind, kind, res, ropts, nil)
 }
 
-// startWith starts a client; a reflector writes into store if it is set.
-func startWith[T meta.Object](e *env, kind string, res resource, ropts reflector.Options, store *reliability.CheckedStore[T]) *subject {
+// startWith starts a client named name (unique in the env: it prefixes
+// the Monitor's keys); a reflector writes into store if it is set.
+func startWith[T meta.Object](e *env, kind, name string, res resource, ropts reflector.Options, store *reliability.CheckedStore[T]) *subject {
 	e.t.Helper()
 	given := ropts
 	c := e.newClient("http://" + e.addr)
-	rec := &recorder{kind: kind, clock: e.clock, mon: e.mon, out: e.out}
+	rec := &recorder{kind: name, clock: e.clock, mon: e.mon, out: e.out}
 	if ropts.Backoff == (reflector.Backoff{}) {
 		ropts.Backoff = harnessBackoff
 	}
@@ -549,14 +550,14 @@ func startWith[T meta.Object](e *env, kind string, res resource, ropts reflector
 	ropts.Trace = rec.onTrace
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	s := &subject{kind: kind, rec: rec}
+	s := &subject{kind: name, rec: rec}
 	var run func(context.Context) error
 	switch kind {
 	case "reflector":
 		if store == nil {
-			store = reliability.NewCheckedStore[T](e.mon, kind)
+			store = reliability.NewCheckedStore[T](e.mon, name)
 		}
-		s.restart = func() *subject { return startWith[T](e, kind, res, given, store) }
+		s.restart = func() *subject { return startWith[T](e, kind, name, res, given, store) }
 		lw := reflector.NewListWatchFromClient[T](c, res.lw(), res.namespace, selectorNone)
 		r, err := reflector.NewReflector[T](lw, store, ropts)
 		require.NoError(e.t, err)
@@ -570,7 +571,7 @@ func startWith[T meta.Object](e *env, kind string, res resource, ropts reflector
 		require.NoError(e.t, err)
 		inf, err := informer.New[T](lw, informer.Options[T]{Reflector: ropts, Clock: e.clock})
 		require.NoError(e.t, err)
-		model := reliability.NewModelHandler[T](e.mon, kind)
+		model := reliability.NewModelHandler[T](e.mon, name)
 		_, err = inf.AddEventHandler(model, informer.HandlerOptions{Name: "model"})
 		require.NoError(e.t, err)
 		s.synced = inf.HasSynced
@@ -587,7 +588,7 @@ func startWith[T meta.Object](e *env, kind string, res resource, ropts reflector
 	go func() {
 		defer close(done)
 		if err := run(ctx); err != nil {
-			e.t.Errorf("%s: Run() = %v", kind, err)
+			e.t.Errorf("%s: Run() = %v", name, err)
 		}
 	}()
 	s.stop = func() {
@@ -595,7 +596,7 @@ func startWith[T meta.Object](e *env, kind string, res resource, ropts reflector
 		select {
 		case <-done:
 		case <-time.After(e.timeout):
-			e.t.Errorf("%s: Run did not return after cancel", kind)
+			e.t.Errorf("%s: Run did not return after cancel", name)
 		}
 	}
 	e.t.Cleanup(s.stop)
