@@ -288,3 +288,23 @@ func TestPathString(t *testing.T) {
 		assert.Equal(t, want, pathString(p))
 	}
 }
+
+func TestCustomResourceSchema(t *testing.T) {
+	root, err := openapi.FromJSONSchema([]byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["port"],"items":{"type":"object","properties":{"port":{"type":"integer"},"name":{"type":"string"}}}},
+		"tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}}}`))
+	require.NoError(t, err)
+	typ := ForSchema(openapi.Builtin(), root)
+	r := Request{Manager: "a", APIVersion: "example.com/v1", Kind: "Widget", Now: now}
+	head := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":`
+	first, err := Apply(jsonv.Value{}, []byte(head+`{"ports":[{"port":1,"name":"one"}],"tags":["x"],"extra":true}}`), typ, r)
+	require.NoError(t, err, "undeclared fields are accepted")
+	r.Manager = "b"
+	second, err := Apply(first.Object, []byte(head+`{"ports":[{"port":2}],"tags":["y"]}}`), typ, r)
+	require.NoError(t, err, "items of a map list and values of a set are owned apart: no conflict")
+	assert.Equal(t, `{"extra":true,"ports":[{"name":"one","port":1},{"port":2}],"tags":["x","y"]}`, string(jsonv.Marshal(*second.Object.Get("spec"))))
+	assert.Equal(t, map[string][]string{
+		"a/Apply": {"spec.extra", "spec.ports[port=1]", "spec.ports[port=1].name", "spec.ports[port=1].port", "spec.tags[=\"x\"]"},
+		"b/Apply": {"spec.ports[port=2]", "spec.ports[port=2].port", "spec.tags[=\"y\"]"},
+	}, owners(t, second.Object))
+}

@@ -16,6 +16,9 @@ import (
 type Type struct {
 	defs *openapi.Definitions
 	root *openapi.Schema
+	// lenient accepts fields the schema does not declare (a custom
+	// resource's server prunes them instead of failing).
+	lenient bool
 }
 
 // ForKind returns the Type of a kind described by defs (for the built-in
@@ -28,13 +31,16 @@ func ForKind(defs *openapi.Definitions, gvk openapi.GVK) (Type, bool) {
 	return Type{defs: defs, root: root}, true
 }
 
-// ForSchema returns the Type whose root is the given schema in defs (a
-// custom resource's schema, say); a nil schema gives the zero Type.
+// ForSchema returns the Type of a custom resource whose schema is root
+// (openapi.FromJSONSchema of its CRD version's openAPIV3Schema), with
+// references resolved in defs (openapi.Builtin() for ObjectMeta). Fields
+// the schema does not declare are accepted (the real server prunes
+// them). A nil schema gives the zero Type.
 func ForSchema(defs *openapi.Definitions, root *openapi.Schema) Type {
 	if root == nil {
 		return Type{}
 	}
-	return Type{defs: defs, root: root}
+	return Type{defs: defs, root: root, lenient: true}
 }
 
 // shape is how apply treats one value.
@@ -55,12 +61,13 @@ const (
 // node is a position in a Type: the schema of one value (nil when
 // nothing is known, and the value's own JSON type decides).
 type node struct {
-	defs *openapi.Definitions
-	s    *openapi.Schema
+	defs    *openapi.Definitions
+	s       *openapi.Schema
+	lenient bool
 }
 
 func (t Type) rootNode() node {
-	return node{defs: t.defs, s: t.defs.Resolve(t.root)}
+	return node{defs: t.defs, s: t.defs.Resolve(t.root), lenient: t.lenient}
 }
 
 // shapeOf classifies v at this node.
@@ -101,21 +108,21 @@ func (n node) shapeOf(v jsonv.Value) shape {
 // ownership is recorded on the key itself).
 func (n node) field(name string) (node, bool) {
 	if n.s == nil {
-		return node{defs: n.defs}, false
+		return node{defs: n.defs, lenient: n.lenient}, false
 	}
 	if p := n.s.Property(name); p != nil {
-		return node{defs: n.defs, s: n.defs.Resolve(p)}, true
+		return node{defs: n.defs, s: n.defs.Resolve(p), lenient: n.lenient}, true
 	}
 	if n.s.AdditionalProperties != nil {
-		return node{defs: n.defs, s: n.defs.Resolve(n.s.AdditionalProperties)}, false
+		return node{defs: n.defs, s: n.defs.Resolve(n.s.AdditionalProperties), lenient: n.lenient}, false
 	}
-	return node{defs: n.defs}, false
+	return node{defs: n.defs, lenient: n.lenient}, false
 }
 
 // known reports whether the schema declares the member name (a field or a
 // map of anything).
 func (n node) known(name string) bool {
-	if n.s == nil || n.s.PreserveUnknownFields || n.s.AdditionalProperties != nil {
+	if n.lenient || n.s == nil || n.s.PreserveUnknownFields || n.s.AdditionalProperties != nil {
 		return true
 	}
 	return n.s.Property(name) != nil
@@ -124,9 +131,9 @@ func (n node) known(name string) bool {
 // elem returns the node of a list's items.
 func (n node) elem() node {
 	if n.s == nil {
-		return node{defs: n.defs}
+		return node{defs: n.defs, lenient: n.lenient}
 	}
-	return node{defs: n.defs, s: n.defs.Resolve(n.s.Items)}
+	return node{defs: n.defs, s: n.defs.Resolve(n.s.Items), lenient: n.lenient}
 }
 
 // keys returns an associative list's key fields.
@@ -180,7 +187,7 @@ func (n node) materialize(v jsonv.Value) jsonv.Value {
 		}
 		switch {
 		case p.Schema.DefaultEmpty:
-			child := node{defs: n.defs, s: ps}
+			child := node{defs: n.defs, s: ps, lenient: n.lenient}
 			out.Obj = append(out.Obj, jsonv.Member{Key: p.Name, Value: child.materialize(jsonv.NewObject())})
 		case slices.Contains(n.s.Required, p.Name) && (ps.Type == "array" || ps.IsMap()):
 			out.Obj = append(out.Obj, jsonv.Member{Key: p.Name, Value: jsonv.Value{Kind: jsonv.Null}})

@@ -15,6 +15,7 @@
 //     resolution).
 //   - documents.go: Index and GroupVersion, the /openapi/v3 documents
 //     rendered for the served resources (Resource).
+//   - jsonschema.go: FromJSONSchema, a CRD's openAPIV3Schema as a Schema.
 //   - builtin.go: Builtin, the definitions of every built-in kind;
 //     zz_generated_builtin.go is the table itself, written by gen/ from
 //     the documents captured under testdata/real.

@@ -60,3 +60,31 @@ func TestResolveStopsOnReferenceLoops(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotPanics(t, func() { d.Resolve(&Schema{Ref: "a"}) })
 }
+
+func TestFromJSONSchema(t *testing.T) {
+	s, err := FromJSONSchema([]byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["port"],"items":{"type":"object","properties":{"port":{"type":"integer"},"protocol":{"type":"string","default":"TCP"}}}},
+		"tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
+		"labels":{"type":"object","additionalProperties":{"type":"string"}},
+		"free":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}`))
+	require.NoError(t, err)
+	d := Builtin()
+	assert.NotNil(t, d.Field(s, "metadata").Property("labels"), "metadata is ObjectMeta")
+	spec := d.Field(s, "spec")
+	ports := d.Field(spec, "ports")
+	assert.Equal(t, "map", ports.ListType)
+	assert.Equal(t, []string{"port"}, ports.ListMapKeys)
+	assert.Equal(t, `"TCP"`, d.Field(d.Elem(ports), "protocol").Default)
+	assert.Equal(t, "set", d.Field(spec, "tags").ListType)
+	assert.True(t, d.Field(spec, "labels").IsMap())
+	assert.True(t, d.Field(spec, "free").PreserveUnknownFields)
+
+	_, err = FromJSONSchema([]byte(`{"type":`))
+	assert.Error(t, err)
+	deep := `{"type":"string"}`
+	for i := 0; i < maxSchemaDepth+2; i++ {
+		deep = `{"type":"object","properties":{"a":` + deep + `}}`
+	}
+	_, err = FromJSONSchema([]byte(deep))
+	assert.ErrorContains(t, err, "nested deeper")
+}
