@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,6 +19,9 @@ type writeOptions struct {
 	dryRun     bool
 	manager    string
 	validation string
+	// managed, when set (server-side apply), is the managedFields to
+	// store instead of recording an Update entry.
+	managed json.RawMessage
 }
 
 // parseWriteOptions reads the options of a create, update or patch;
@@ -176,7 +180,11 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 	}
 	doc := documentOf(rest)
 	fields := res.selectableFields(&doc)
-	m.ManagedFields = updateManagedFields(nil, nil, ownedFields(m, rest, false, res.hasStatus()), wo.manager, in.apiVersion, "", now)
+	if wo.managed != nil {
+		m.ManagedFields = wo.managed
+	} else {
+		m.ManagedFields = updateManagedFields(nil, nil, ownedFields(m, rest, false, res.hasStatus()), wo.manager, in.apiVersion, "", now)
+	}
 	restJSON := encodeRest(rest)
 	if wo.dryRun {
 		obj, err := assemble(in.kind, in.apiVersion, m, restJSON, fields)

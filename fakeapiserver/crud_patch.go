@@ -39,12 +39,12 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 		apply = patch.JSON
 	case mediaMergePatch:
 		apply = patch.Merge
-	case mediaApplyPatch, "application/apply-patch+cbor":
+	case mediaApplyPatch:
 		if r.URL.Query().Get("fieldManager") == "" {
 			writeStatus(w, r, errInvalid("meta.k8s.io", "PatchOptions", "", []fieldError{required("fieldManager", "is required for apply patch")}))
 			return
 		}
-		writeStatus(w, r, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s (strategic merge patch and server-side apply are not implemented by this server yet)", mediaJSONPatch, mediaMergePatch)))
+		s.handleApply(w, r, info, res, n)
 		return
 	case mediaStrategicPatch:
 		schema, ok := strategicpatch.ForKind(openapi.Builtin(), openapi.GVK{Group: res.Group, Version: info.version, Kind: res.Kind})

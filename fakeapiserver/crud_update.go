@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -124,6 +125,13 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 // resourceVersion, no event). The result's resourceVersion is cur's; the
 // commit sets the new one.
 func (s *Server) prepareUpdate(ctx context.Context, res *Resource, cur *stored, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string) (*stored, error) {
+	return s.prepareUpdateManaged(ctx, res, cur, newMeta, newRest, subresource, manager, apiVersion, nil)
+}
+
+// prepareUpdateManaged is prepareUpdate with the managedFields to store
+// given (server-side apply computes them) rather than recorded as an
+// Update entry; nil records the entry.
+func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *stored, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed json.RawMessage) (*stored, error) {
 	oldRest, err := restOf(cur)
 	if err != nil {
 		return nil, err
@@ -181,6 +189,9 @@ func (s *Server) prepareUpdate(ctx context.Context, res *Resource, cur *stored, 
 	}
 	m.ResourceVersion = old.ResourceVersion
 	m.ManagedFields = old.ManagedFields
+	if managed != nil {
+		m.ManagedFields = managed
+	}
 	doc := documentOf(rest)
 	fields := res.selectableFields(&doc)
 	restJSON := encodeRest(rest)
@@ -190,6 +201,9 @@ func (s *Server) prepareUpdate(ctx context.Context, res *Resource, cur *stored, 
 	}
 	if sameContent(cur, next) {
 		return nil, nil
+	}
+	if managed != nil {
+		return next, nil
 	}
 	m.ManagedFields = updateManagedFields(old.ManagedFields,
 		ownedFields(old, oldRest, statusOnly, res.hasStatus()),

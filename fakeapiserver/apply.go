@@ -1,0 +1,138 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// Server-side apply (PATCH application/apply-patch+yaml): internal/apply
+// merges the manager's configuration into the live object and keeps
+// metadata.managedFields; the result is created (201) or stored like any
+// update. Field-ownership conflicts are 409 with FieldManagerConflict
+// causes; force=true takes ownership.
+
+func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource, n negotiation) {
+	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	wo, err := parseWriteOptions(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	apiVersion := gv(res.Group, info.version)
+	typ, ok := apply.ForKind(openapi.Builtin(), openapi.GVK{Group: res.Group, Version: info.version, Kind: res.Kind})
+	if !ok || res.Custom {
+		typ = apply.Type{} // objects are maps, lists atomic
+	}
+	req := apply.Request{
+		Manager: q.Get("fieldManager"), APIVersion: apiVersion, Kind: res.Kind,
+		Subresource: info.subresource, StatusSubresource: res.hasStatus(),
+		Force: q.Get("force") == "true", Now: s.clock.Now(),
+	}
+	ns := nsFor(res, info)
+	for attempt := 0; attempt < 100; attempt++ {
+		cur := s.store.get(res.storageKey(), objectKey(ns, info.name))
+		live := jsonv.Value{Kind: jsonv.Null}
+		if cur != nil {
+			doc, err := cur.document()
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			live = doc
+		}
+		result, err := apply.Apply(live, body, typ, req)
+		if err != nil {
+			writeStatus(w, r, applyError(err))
+			return
+		}
+		if cur != nil && !result.Changed {
+			writeBody(w, n, http.StatusOK, encodeObject(cur, n.format, apiVersion))
+			return
+		}
+		in, err := s.decodeObject(res, info.version, jsonv.Marshal(result.Object), wo.validation)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if in.meta.Name != info.name {
+			writeStatus(w, r, errBadRequest("the name of the object ("+in.meta.Name+") does not match the name on the URL ("+info.name+")"))
+			return
+		}
+		if cur == nil {
+			if info.subresource != "" {
+				writeStatus(w, r, errNotFound(res, info.name))
+				return
+			}
+			in.meta.ResourceVersion = ""
+			wo.managed = result.ManagedFields
+			obj, warnings, err := s.createDecoded(r.Context(), res, ns, in, wo)
+			var st *meta.Status
+			if errors.As(err, &st) && st.IsAlreadyExists() {
+				continue
+			}
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			addWarnings(w, warnings)
+			writeBody(w, n, http.StatusCreated, encodeObject(obj, n.format, apiVersion))
+			return
+		}
+		in.meta.ResourceVersion = cur.meta.ResourceVersion
+		next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.meta, in.rest, info.subresource, req.Manager, apiVersion, result.ManagedFields)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		obj := cur
+		switch {
+		case next == nil:
+		case wo.dryRun:
+			obj = next
+		default:
+			obj, err = s.commitUpdate(r.Context(), res, cur, next)
+			if errors.Is(err, errChanged) {
+				continue
+			}
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+		}
+		addWarnings(w, in.warnings)
+		writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, apiVersion))
+		return
+	}
+	writeStatus(w, r, errConflict(res, info.name, msgModified))
+}
+
+// applyError maps internal/apply's errors to Status bodies.
+func applyError(err error) *meta.Status {
+	var ce *apply.ConflictError
+	var ae *apply.Error
+	switch {
+	case errors.As(err, &ce):
+		return ce.Status()
+	case errors.As(err, &ae):
+		switch ae.Code {
+		case 400:
+			return errBadRequest(ae.Msg)
+		case 422:
+			st := newStatus(422, meta.ReasonInvalid, ae.Msg)
+			return st
+		default:
+			return newStatus(int32(ae.Code), meta.ReasonInternalError, ae.Msg)
+		}
+	}
+	return errInternal(err)
+}
