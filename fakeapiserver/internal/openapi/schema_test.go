@@ -88,3 +88,22 @@ func TestFromJSONSchema(t *testing.T) {
 	_, err = FromJSONSchema([]byte(deep))
 	assert.ErrorContains(t, err, "nested deeper")
 }
+
+// FuzzFromJSONSchema feeds arbitrary CRD schemas (network input) through
+// the converter: no panic; a result resolves field by field.
+func FuzzFromJSONSchema(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"spec":{"type":"array","items":{"type":"string"},"x-kubernetes-list-type":"set"}}}`))
+	f.Add([]byte(`{"additionalProperties":true}`))
+	f.Add([]byte(`{"properties":{"a":{"additionalProperties":{"type":"integer","default":1}}}}`))
+	d := Builtin()
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s, err := FromJSONSchema(raw)
+		if err != nil {
+			return
+		}
+		for _, p := range s.Properties {
+			_ = d.Field(s, p.Name)
+			_ = d.Elem(d.Field(s, p.Name))
+		}
+	})
+}

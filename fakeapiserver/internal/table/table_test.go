@@ -200,3 +200,20 @@ func columnsEqual(a, b []Column) bool {
 	}
 	return true
 }
+
+// FuzzJSONPath feeds arbitrary additionalPrinterColumns paths (a CRD is
+// network input) through the JSONPath subset: no panic, and a path either
+// finds a value of the object or nothing.
+func FuzzJSONPath(f *testing.F) {
+	for _, p := range []string{".spec.size", ".spec.colors[0]", ".spec['a.b'].c[-1]", "{.x}", ".[", "$.a"} {
+		f.Add(p)
+	}
+	obj, _ := jsonv.Parse([]byte(`{"spec":{"size":3,"colors":["red"],"a.b":{"c":[1,2]}}}`))
+	f.Fuzz(func(t *testing.T, path string) {
+		_ = evalPath(obj.Value, parseJSONPath(path))
+		cells := ForCustom([]PrinterColumn{{Name: "X", Type: "string", JSONPath: path}}).Cells(obj.Value, time.Time{})
+		if len(cells) != 2 {
+			t.Fatalf("ForCustom(%q) gave %d cells, want 2", path, len(cells))
+		}
+	})
+}
