@@ -16,7 +16,7 @@ import (
 // a 410 were all narrated.
 func TestDemo(t *testing.T) {
 	started := time.Now()
-	r := runCommand(t, "demo", "--duration", "5s", "--faults-every", "300ms", "--rate", "10", "--objects", "8", "--chunk-size", "3")
+	r := runCommand(t, "demo", "--duration", "8s", "--faults-every", "200ms", "--rate", "10", "--objects", "8", "--chunk-size", "3")
 	require.NoError(t, r.err, "stderr:\n%s", r.stderr)
 	assert.Less(t, time.Since(started), 30*time.Second, "--duration bounds the demo")
 	out := r.stdout

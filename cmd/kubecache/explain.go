@@ -45,7 +45,7 @@ func newTimeline(now func() time.Time) timeline { return timeline{start: now(), 
 
 // prefix returns the column for a line said by who.
 func (t timeline) prefix(who string) string {
-	return fmt.Sprintf("%-9s %8s  ", who, fmt.Sprintf("+%.3fs", t.now().Sub(t.start).Seconds()))
+	return fmt.Sprintf("%-9s %9s  ", who, fmt.Sprintf("+%.3fs", t.now().Sub(t.start).Seconds()))
 }
 
 // trace is the reflector's trace hook.
