@@ -78,3 +78,25 @@ func TestVersionMatchesRealServer(t *testing.T) {
 	assert.Equal(t, w, g)
 	assert.True(t, strings.HasPrefix(string(r.body), `{"major":"1","minor":"37",`), "field order")
 }
+
+func TestOpenAPIDocuments(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	r := c.get("/openapi/v3")
+	require.Equal(t, 200, r.code)
+	assert.Equal(t, "text/plain; charset=utf-8", r.header.Get("Content-Type"))
+	var index struct {
+		Paths map[string]struct {
+			URL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &index))
+	apps, ok := index.Paths["apis/apps/v1"]
+	require.True(t, ok)
+	assert.Contains(t, apps.URL, "/openapi/v3/apis/apps/v1?hash=")
+	doc := c.get(strings.Split(apps.URL, "?")[0])
+	require.Equal(t, 200, doc.code)
+	assert.Contains(t, string(doc.body), `"x-kubernetes-group-version-kind"`)
+	assert.Contains(t, string(doc.body), `"fieldValidation"`)
+	assert.Contains(t, string(doc.body), `"x-kubernetes-patch-merge-key"`)
+	assert.Equal(t, 404, c.get("/openapi/v3/apis/nope/v1").code)
+}

@@ -154,3 +154,12 @@ spec: {color: red}
 	out = k.run("get", "widgets", "--field-selector", "spec.color=red", "-o", "name")
 	assert.Equal(t, "widget.example.com/w1\n", out)
 }
+
+func TestKubectlExplainReadsOpenAPI(t *testing.T) {
+	s := NewForTest(t, Options{})
+	k := newKubectl(t, s)
+	out := k.run("explain", "deployment.spec.replicas")
+	assert.Contains(t, out, "KIND:")
+	assert.Contains(t, out, "Deployment")
+	assert.Contains(t, out, "replicas")
+}

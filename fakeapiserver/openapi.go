@@ -1,83 +1,63 @@
 package fakeapiserver
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"strings"
+	"sync"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 )
 
-// A minimal OpenAPI v3: per group-version, a PATCH operation for each kind
-// carrying x-kubernetes-group-version-kind and a fieldValidation parameter.
-// That is what kubectl looks for to learn that the server validates fields
-// itself; without any OpenAPI, kubectl create -f and apply -f fail. There
-// are no schemas (see docs/fidelity-fakeapiserver.md).
+// OpenAPI v3: per group-version, the documents internal/openapi renders
+// from the real server's schemas (operations with
+// x-kubernetes-group-version-kind and fieldValidation, which tell kubectl
+// the server validates fields itself; the kinds' schemas with their patch
+// merge keys, which kubectl's client-side apply and explain read). They are
+// rendered on first use and again only after the set of resources changes.
 
-func (s *Server) openAPIPaths() map[string]string {
-	out := map[string]string{}
+// openAPICache holds the rendered documents for one registry generation.
+type openAPICache struct {
+	// mu guards every field below.
+	mu    sync.Mutex
+	gen   uint64
+	ok    bool
+	docs  map[string][]byte
+	index []byte
+}
+
+func (s *Server) openAPIDocs() (map[string][]byte, []byte) {
+	gen := s.registry.generation()
+	c := &s.openapi
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ok && c.gen == gen {
+		return c.docs, c.index
+	}
+	docs := map[string][]byte{}
 	for _, g := range s.registry.snapshot() {
 		for _, v := range g.versions {
-			p := "apis/" + g.name + "/" + v.version
-			if g.name == "" {
-				p = "api/" + v.version
+			var rs []openapi.Resource
+			for _, r := range v.resources {
+				rs = append(rs, openapi.Resource{Group: r.Group, Version: r.Version, Plural: r.Name, Kind: r.Kind, Namespaced: r.Namespaced, Verbs: r.Verbs})
 			}
-			sum := sha256.Sum256(s.openAPIDoc(g.name, v))
-			out[p] = "/openapi/v3/" + p + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:16]))
+			docs[openapi.Path(g.name, v.version)] = openapi.GroupVersion(g.name, v.version, rs, openapi.Builtin())
 		}
 	}
-	return out
+	c.gen, c.ok, c.docs, c.index = gen, true, docs, openapi.Index(docs)
+	return c.docs, c.index
 }
 
 func (s *Server) serveOpenAPIIndex(w http.ResponseWriter, r *http.Request) {
-	paths := map[string]any{}
-	for p, url := range s.openAPIPaths() {
-		paths[p] = map[string]string{"serverRelativeURL": url}
-	}
-	writeBody(w, negotiation{pretty: isPretty(r), contentType: "text/plain; charset=utf-8"}, http.StatusOK, marshal(map[string]any{"paths": paths}))
+	_, index := s.openAPIDocs()
+	writeBody(w, negotiation{pretty: isPretty(r), contentType: "text/plain; charset=utf-8"}, http.StatusOK, index)
 }
 
 func (s *Server) serveOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request, gvPath string) {
-	for _, g := range s.registry.snapshot() {
-		for _, v := range g.versions {
-			p := "apis/" + g.name + "/" + v.version
-			if g.name == "" {
-				p = "api/" + v.version
-			}
-			if p == gvPath {
-				writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, s.openAPIDoc(g.name, v))
-				return
-			}
-		}
+	docs, _ := s.openAPIDocs()
+	doc, ok := docs[strings.TrimSuffix(gvPath, "/")]
+	if !ok {
+		writeStatus(w, r, errPathNotFound())
+		return
 	}
-	writeStatus(w, r, errPathNotFound())
-}
-
-func (s *Server) openAPIDoc(group string, v *apiVersion) []byte {
-	paths := map[string]any{}
-	for _, res := range v.resources {
-		prefix := "/apis/" + group + "/" + v.version
-		if group == "" {
-			prefix = "/api/" + v.version
-		}
-		if res.Namespaced {
-			prefix += "/namespaces/{namespace}"
-		}
-		op := map[string]any{
-			"x-kubernetes-group-version-kind": map[string]string{"group": group, "version": v.version, "kind": res.Kind},
-			"x-kubernetes-action":             "patch",
-			"parameters": []map[string]any{
-				{"name": "fieldValidation", "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}},
-				{"name": "fieldManager", "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}},
-				{"name": "dryRun", "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}},
-			},
-			"responses": map[string]any{"200": map[string]any{"description": "OK"}},
-		}
-		paths[prefix+"/"+res.Name+"/{name}"] = map[string]any{"patch": op}
-	}
-	return marshal(map[string]any{
-		"openapi":    "3.0.0",
-		"info":       map[string]string{"title": "Kubernetes", "version": "v1.37.2"},
-		"paths":      paths,
-		"components": map[string]any{"schemas": map[string]any{}},
-	})
+	writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, doc)
 }

@@ -155,6 +155,8 @@ type registry struct {
 	// mu guards every field below.
 	mu    sync.RWMutex
 	byGVR map[string]*Resource
+	// gen counts changes, so caches (OpenAPI) know when to rebuild.
+	gen uint64
 	// groups in discovery order; versions within a group in preference
 	// order; resources within a version in the order they were added.
 	groups []*apiGroup
@@ -187,6 +189,7 @@ func (g *registry) add(r *Resource) {
 }
 
 func (g *registry) addLocked(r *Resource) {
+	g.gen++
 	key := gvrKey(r.Group, r.Version, r.Name)
 	if _, ok := g.byGVR[key]; ok {
 		g.removeLocked(r.Group, r.Version, r.Name)
@@ -224,6 +227,7 @@ func (g *registry) remove(group, version, resource string) {
 }
 
 func (g *registry) removeLocked(group, version, resource string) {
+	g.gen++
 	delete(g.byGVR, gvrKey(group, version, resource))
 	for gi, grp := range g.groups {
 		if grp.name != group {
@@ -244,6 +248,14 @@ func (g *registry) removeLocked(group, version, resource string) {
 		}
 		return
 	}
+}
+
+// generation returns a number that changes whenever a resource is added
+// or removed.
+func (g *registry) generation() uint64 {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.gen
 }
 
 // lookup finds a resource by group, version and plural name.

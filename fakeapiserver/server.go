@@ -32,6 +32,9 @@ type Server struct {
 	rngMu sync.Mutex
 	rng   *rand.Rand
 
+	// openapi caches the rendered OpenAPI documents.
+	openapi openAPICache
+
 	// certs is the generated TLS material (nil without TLS).
 	certs *certs
 
