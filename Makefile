@@ -46,10 +46,11 @@ fuzz:
 
 # chaos: the long form of internal/reliability — the chaos test for
 # CHAOSTIME (default 2m) with a seeded fault plan (CHAOSSEED=0 picks one and
-# prints it), then the fault matrix with its long rows (the 128 MiB frame).
+# prints it), the fault matrix with its long rows (the 128 MiB frame) and
+# the leak test at 1,000 informers.
 # The short form runs in make test.
 chaos:
-	$(GO) test -race -count=1 -v -timeout 30m -run '^(TestChaos|TestFaultMatrix)$$' ./internal/reliability \
+	$(GO) test -race -count=1 -v -timeout 30m -run '^(TestChaos|TestFaultMatrix|TestThousandInformersLeaveNothingBehind)$$' ./internal/reliability \
 	  -reliability.long -chaos.duration=$(or $(CHAOSTIME),2m) -chaos.seed=$(or $(CHAOSSEED),0)
 
 # demo: the fake API server, a workload and a reflector narrating itself.
