@@ -67,6 +67,8 @@ type watcher struct {
 // watchInfo is what fault rules and WaitForWatchers match a watch by.
 type watchInfo struct {
 	group, resource, namespace string
+	// client identifies who opened the watch (MaxWatchersPerUser).
+	client string
 }
 
 func newWatcher(table string, queueLen int, info watchInfo) *watcher {

@@ -198,3 +198,15 @@ func TestDeviationOptions(t *testing.T) {
 	c2.mustCreate(cmPath, `{"metadata":{"name":"y"}}`)
 	assert.Equal(t, "ADDED", w2.next().Type, "but without the end bookmark")
 }
+
+func TestMaxWatchersPerUser(t *testing.T) {
+	s, c := newTestServer(t, Options{MaxWatchersPerUser: 2, Tokens: map[string]User{"a": {Name: "alice"}, "b": {Name: "bob"}}})
+	c.watch(cmPath+"?watch=1", "Authorization", "Bearer a")
+	c.watch(cmPath+"?watch=1", "Authorization", "Bearer a")
+	require.NoError(t, s.WaitForWatchers(testContext(t), "configmaps", 2))
+	r := c.get(cmPath+"?watch=1", "Authorization", "Bearer a")
+	assert.Equal(t, http.StatusTooManyRequests, r.code)
+	assert.Equal(t, "1", r.header.Get("Retry-After"))
+	c.watch(cmPath+"?watch=1", "Authorization", "Bearer b") // another user is not limited by alice's watches
+	require.NoError(t, s.WaitForWatchers(testContext(t), "configmaps", 3))
+}

@@ -88,6 +88,11 @@ type Options struct {
 	ClientCertificates bool
 	// Forbid denies matching requests with 403.
 	Forbid []ForbidRule
+	// MaxWatchersPerUser bounds the open watches of one client (the
+	// authenticated user, or the remote address without authentication);
+	// past it a watch is answered 429 with Retry-After, as the real
+	// server's max-in-flight filter does. 0 means unlimited.
+	MaxWatchersPerUser int
 
 	// Deviations from the real server, for testing clients against
 	// servers that behave differently.

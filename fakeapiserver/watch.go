@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -46,6 +47,20 @@ type watchRequest struct {
 	opts      listOptions
 	format    outputFormat
 	timeout   time.Duration
+	client    string
+}
+
+// watchClient names who opened a watch: the authenticated user, or the
+// remote address when authentication is off.
+func watchClient(r *http.Request) string {
+	if u, ok := r.Context().Value(userKey{}).(User); ok && u.Name != "" && u.Name != "system:admin" {
+		return "user:" + u.Name
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "addr:" + host
 }
 
 // handleWatch serves a watch over chunked HTTP (or a websocket upgrade).
@@ -54,6 +69,16 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 	if err != nil {
 		writeError(w, r, err)
 		return
+	}
+	wr.client = watchClient(r)
+	if max := s.opts.MaxWatchersPerUser; max > 0 {
+		if n, _ := s.store.countWatchers(func(w *watcher) bool { return w.info.client == wr.client }); n >= max {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = w.Write([]byte("Too many requests, please try again later.\n"))
+			return
+		}
 	}
 	if isWebsocketUpgrade(r) {
 		s.serveWebsocketWatch(w, r, wr)
@@ -117,7 +142,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 			return
 		}
 	}
-	info := watchInfo{group: wr.res.Group, resource: wr.res.Name, namespace: wr.namespace}
+	info := watchInfo{group: wr.res.Group, resource: wr.res.Name, namespace: wr.namespace, client: wr.client}
 	reg, err := s.store.register(table, start, s.opts.WatchQueueLength, info)
 	switch {
 	case errors.Is(err, errCompacted):
