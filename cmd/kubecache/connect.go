@@ -91,8 +91,8 @@ type target struct {
 	print         cliprint.Resource
 }
 
-// describe says where the target lists, as kubectl's "No resources found
-// in default namespace." does.
+// where says where the target lists, as kubectl's "No resources found in
+// default namespace." does.
 func (t target) where() string {
 	if t.namespace == "" {
 		return ""

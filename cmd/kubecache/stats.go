@@ -22,11 +22,9 @@ type traceStats struct {
 	watches   int
 	events    int
 	bookmarks int
-	// synced is closed at the first Replace.
-	synced chan struct{}
 }
 
-func newTraceStats() *traceStats { return &traceStats{synced: make(chan struct{})} }
+func newTraceStats() *traceStats { return &traceStats{} }
 
 // observe is a trace hook.
 func (s *traceStats) observe(ev reflector.TraceEvent) {
@@ -35,9 +33,6 @@ func (s *traceStats) observe(ev reflector.TraceEvent) {
 	switch ev := ev.(type) {
 	case reflector.Replaced:
 		s.replaces++
-		if s.replaces == 1 {
-			close(s.synced)
-		}
 	case reflector.WatchRequested:
 		s.watches++
 	case reflector.EventApplied:

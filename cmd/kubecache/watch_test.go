@@ -209,3 +209,19 @@ func TestWatchFailsLikeKubectlWhenTheListFails(t *testing.T) {
 	require.Error(t, r.err)
 	assert.Equal(t, `Error from server (Forbidden): configmaps is forbidden: User "alice" cannot watch resource "configmaps" in API group "" in the namespace "default"`+"\n", r.stderr)
 }
+
+func TestWatchOneObjectByName(t *testing.T) {
+	s, kc := fakeServer(t, fakeapiserver.Options{})
+	w := newWriter(t, s)
+	w.create("default", "mine")
+	w.create("default", "other")
+
+	b := start(t, "watch", "cm", "mine", "--kubeconfig", kc)
+	b.stderr.waitForText(t, "synced: 1 object", 1)
+	w.update("default", "other", "2")
+	w.update("default", "mine", "2")
+	b.stdout.waitForText(t, "MODIFIED", 1)
+	require.NoError(t, b.stop())
+	assert.NotContains(t, b.stdout.String(), "default/other", "a NAME watches only that object (metadata.name field selector)")
+	assert.Contains(t, b.stdout.String(), "MODIFIED  default/mine")
+}
