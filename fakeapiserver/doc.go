@@ -37,9 +37,12 @@
 //     the built-in table. resources_behaviour.go: per-resource rules (field
 //     selectors, generation, create-on-update...). hooks.go, namespaces.go,
 //     crd.go: the resources with behaviour beyond storage.
-//   - discovery.go, openapi.go: what kubectl reads first. negotiate.go,
-//     output.go: content types, pretty printing, Status bodies
-//     (status.go).
+//   - discovery.go, openapi.go (internal/openapi): what kubectl reads
+//     first; the resource table is generated from a real server's
+//     discovery documents by internal/gen. negotiate.go, output.go:
+//     content types, pretty printing, Status bodies (status.go).
+//   - auth.go, tls.go: tokens, client certificates, impersonation, forbid
+//     rules, the generated CA. websocket.go: watch over a websocket.
 //   - faults.go (Go API) and admin.go (HTTP): injected failures, delays,
 //     cut and stalled watches, compaction, restarts, stale reads.
 //   - manifests.go: loading YAML/JSON objects. kubeconfig.go. waiters.go:
