@@ -434,8 +434,8 @@ func matrixRows() []row {
 			fault:    "a frame over the size bound",
 			longOnly: true,
 			env:      envOptions{timeout: 3 * time.Minute},
-			how:    fmt.Sprintf("proxy writes one event of %d MiB + 1 byte (watch.DefaultMaxFrameSize)", watch.DefaultMaxFrameSize>>20),
-			expect: "frame-too-large reported, watch resumed, no relist",
+			how:      fmt.Sprintf("proxy writes one event of %d MiB + 1 byte (watch.DefaultMaxFrameSize)", watch.DefaultMaxFrameSize>>20),
+			expect:   "frame-too-large reported, watch resumed, no relist",
 			inject: func(e *env, s *subject) {
 				e.proxy.InjectAfter(marker, hugeFrame, false)
 				e.update(configMaps, "cm-1", "x")

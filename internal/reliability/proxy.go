@@ -197,7 +197,9 @@ func (p *FaultProxy) Close() {
 // ResetStream arms a connection reset: the next watch event line containing
 // marker ("" for any event) is cut in half and the client's connection is
 // reset (TCP RST).
-func (p *FaultProxy) ResetStream(marker string) { p.arm(&streamFault{kind: FaultReset, marker: []byte(marker)}) }
+func (p *FaultProxy) ResetStream(marker string) {
+	p.arm(&streamFault{kind: FaultReset, marker: []byte(marker)})
+}
 
 // TruncateStream arms a truncated frame: the next watch event line
 // containing marker is cut in half and the connection closed without
