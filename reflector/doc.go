@@ -76,9 +76,13 @@
 //     when both versions are integers, as every etcd-backed server's are).
 //   - Decoding happens once per object, in the ListerWatcher, never under
 //     the store's lock.
-//   - Run starts no goroutine of its own; a watch's reader goroutine
-//     belongs to the watch, which the reflector stops before it moves on.
-//     Run returns only after everything has ended.
+//   - Every watch is bounded on the reflector's clock from the moment it is
+//     requested (deadline.go): a request that never gets an answer is
+//     cancelled like a stream that went quiet. That bound is the one
+//     goroutine a Reflector starts, one per watch, which the step that
+//     owns it stops and waits for; a watch's reader goroutine belongs to
+//     the watch, which the reflector stops before it moves on. Run returns
+//     only after everything has ended.
 //   - Time comes from Options.Clock, so backoff, watch timeouts, the
 //     streaming bound and resync are tested with a fake clock
 //     (internal/clocktest) instead of waits.
@@ -97,6 +101,7 @@
 //	list.go                 the Listing step and the replace buffer
 //	streaming_list.go       the StreamingList step
 //	watch.go                the Watching step: events into the store
+//	deadline.go             the clock-bound deadline of each watch request and stream
 //	resync.go               the resync timer
 //	error_policy.go         the error policy: Classify, Error, the protocol errors
 //	backoff.go              exponential backoff with jitter

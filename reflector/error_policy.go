@@ -1,7 +1,6 @@
 package reflector
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -221,8 +220,3 @@ func isNotFound(err error) bool { return statusOf(err).IsNotFound() }
 // isConnectionRefused reports an error from dialling a server that is not
 // listening.
 func isConnectionRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
-
-// isCanceled reports an error caused by ctx ending.
-func isCanceled(ctx context.Context, err error) bool {
-	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || err == ctx.Err())
-}

@@ -158,11 +158,26 @@ type fakeWatch struct {
 	closed  bool
 	stopped bool
 	ch      chan watch.Event[*Obj]
+	// reading is closed when the consumer first asks for ResultChan.
+	reading  chan struct{}
+	readOnce sync.Once
 }
 
-func newFakeWatch() *fakeWatch { return &fakeWatch{ch: make(chan watch.Event[*Obj], 1000)} }
+func newFakeWatch() *fakeWatch {
+	return &fakeWatch{ch: make(chan watch.Event[*Obj], 1000), reading: make(chan struct{})}
+}
 
-func (w *fakeWatch) ResultChan() <-chan watch.Event[*Obj] { return w.ch }
+// ResultChan returns the events; the first call marks the watch as read.
+func (w *fakeWatch) ResultChan() <-chan watch.Event[*Obj] {
+	w.readOnce.Do(func() { close(w.reading) })
+	return w.ch
+}
+
+// waitRead waits until the reflector reads the watch's events.
+func (w *fakeWatch) waitRead(t *testing.T) {
+	t.Helper()
+	recv(t, w.reading)
+}
 
 func (w *fakeWatch) Stop() {
 	w.mu.Lock()

@@ -19,10 +19,11 @@ import (
 // every event, and recovers from every fault the error policy names
 // (error_policy.go) by waiting, rewatching or relisting.
 //
-// A Reflector runs on the goroutine that calls Run; it starts no goroutine
-// of its own (a watch's stream reader belongs to the watch, which the
-// reflector stops before it moves on). Its methods other than Run and
-// ListAndWatch are safe to call from any goroutine.
+// A Reflector runs on the goroutine that calls Run. Besides the watch's own
+// stream reader, which the reflector stops before it moves on, it starts
+// one goroutine per watch, the watch's deadline, and waits for it before it
+// moves on. Its methods other than Run and ListAndWatch are safe to call
+// from any goroutine.
 type Reflector[T meta.Object] struct {
 	lw     ListerWatcher[T]
 	store  Store[T]
@@ -43,9 +44,9 @@ type Reflector[T meta.Object] struct {
 	m machine
 	// handoff is the open stream of a streaming list that has synced,
 	// waiting for the Watching state that continues it, and
-	// handoffDeadline the moment the reflector ends it itself.
+	// handoffDeadline the deadline that bounds it.
 	handoff         watch.Interface[T]
-	handoffDeadline time.Time
+	handoffDeadline *deadline
 	// nextResync is when the store is next resynced; zero before the first
 	// sync or without a resync period.
 	nextResync time.Time
@@ -102,6 +103,10 @@ func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Optio
 	return r, nil
 }
 
+// versioned is a store that knows the resourceVersion its contents were
+// listed at (cache.Indexer does).
+type versioned interface{ ResourceVersion() string }
+
 // Run keeps the store true until ctx is cancelled: list (streaming or
 // paginated), replace, watch, and recover from every fault as the error
 // policy says. It returns nil once ctx is cancelled and everything it
@@ -152,6 +157,12 @@ func (r *Reflector[T]) HasSynced() bool {
 // with once, until the first error.
 func (r *Reflector[T]) loop(ctx context.Context, once bool) error {
 	defer r.dropHandoff()
+	if v, ok := r.store.(versioned); ok && r.m.lastSync == "" {
+		// A store that was synced before (a restarted component that
+		// kept its cache) says where it is, so the first list is not
+		// trusted blindly: it must not be older than that.
+		r.m.lastSync = v.ResourceVersion()
+	}
 	state := r.m.initial(nil)
 	for {
 		o := r.step(ctx, state)
@@ -300,7 +311,8 @@ func (r *Reflector[T]) tracing() bool { return r.opts.Trace != nil }
 func (r *Reflector[T]) dropHandoff() {
 	if r.handoff != nil {
 		r.handoff.Stop()
-		r.handoff = nil
+		r.handoffDeadline.end()
+		r.handoff, r.handoffDeadline = nil, nil
 	}
 }
 

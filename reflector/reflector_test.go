@@ -231,6 +231,7 @@ func TestWatchClosingAtOnceCountsAsFailureAndThirdRelists(t *testing.T) {
 func TestWatchOutlivingItsTimeoutIsEndedByTheReflector(t *testing.T) {
 	h := start(t, Options{DisableStreamingList: true, MinWatchTimeout: time.Minute, MaxWatchTimeout: time.Minute})
 	w := syncByList(t, h, "10")
+	w.waitRead(t)
 	h.expectBackoff(time.Minute + 6*time.Second)
 	wc := h.nextWatch()
 	assert.Equal(t, "10", wc.opts.ResourceVersion)

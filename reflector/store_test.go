@@ -25,7 +25,7 @@ func TestWatchEventOlderThanStoreIsSkipped(t *testing.T) {
 	skipped := tracesOf[EventSkipped](h)
 	require.Len(t, skipped, 2)
 	assert.Equal(t, EventSkipped{Type: "MODIFIED", Key: "ns/a", ResourceVersion: "11", Stored: "12"}, skipped[0])
-	assert.Equal(t, "13", h.r.LastSyncResourceVersion())
+	h.waitTraces(func(h *harness) bool { return h.r.LastSyncResourceVersion() == "13" })
 }
 
 func TestListItemOlderThanStoreKeepsStored(t *testing.T) {

@@ -22,14 +22,22 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 		TimeoutSeconds:       r.watchTimeout(),
 	}
 	r.trace(WatchRequested{Options: opts})
-	w, err := r.lw.Watch(ctx, opts, r.known)
-	if ctx.Err() != nil {
+	wctx, dl := r.startDeadline(ctx, r.opts.InitialEventsTimeout)
+	w, err := r.lw.Watch(wctx, opts, r.known)
+	if ctx.Err() != nil || err != nil {
 		if w != nil {
 			w.Stop()
 		}
-		return outcome{stopped: true}
-	}
-	if err != nil {
+		expired := dl.hasExpired()
+		dl.end()
+		switch {
+		case ctx.Err() != nil:
+			return outcome{stopped: true}
+		case expired:
+			// A request that never got an answer: as a stream that
+			// never finished, give up on streaming.
+			return outcome{err: fmt.Errorf("%w (no answer to the request): %w", ErrInitialEventsTimeout, err), opened: true}
+		}
 		return outcome{err: err}
 	}
 	start := r.clock.Now()
@@ -37,10 +45,9 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 	defer func() {
 		if !handedOff {
 			w.Stop()
+			dl.end()
 		}
 	}()
-	bound, stopBound := r.clock.NewTimer(r.opts.InitialEventsTimeout)
-	defer stopBound()
 
 	buf := r.newBuffer()
 	defer buf.abort()
@@ -49,12 +56,15 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 		select {
 		case <-ctx.Done():
 			return outcome{stopped: true}
-		case <-bound:
+		case <-dl.expired:
 			return fail(fmt.Errorf("%w (%v, %d initial events)", ErrInitialEventsTimeout, r.opts.InitialEventsTimeout, buf.n))
 		case ev, ok := <-w.ResultChan():
 			if !ok {
 				if ctx.Err() != nil {
 					return outcome{stopped: true}
+				}
+				if dl.hasExpired() {
+					return fail(fmt.Errorf("%w (%v, %d initial events)", ErrInitialEventsTimeout, r.opts.InitialEventsTimeout, buf.n))
 				}
 				return fail(fmt.Errorf("%w (after %d initial events)", ErrInitialEventsIncomplete, buf.n))
 			}
@@ -90,9 +100,11 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 				if err := r.replace(buf, rv); err != nil {
 					return fail(err)
 				}
+				// The same stream goes on as the watch, bounded now by
+				// the watch's own deadline.
+				dl.extend(start.Add(watchDeadline(opts.TimeoutSeconds)).Sub(r.clock.Now()))
 				handedOff = true
-				r.handoff = w
-				r.handoffDeadline = start.Add(watchDeadline(opts.TimeoutSeconds))
+				r.handoff, r.handoffDeadline = w, dl
 				return outcome{rv: rv, opened: true}
 			case watch.Error:
 				if ev.Status == nil {

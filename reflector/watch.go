@@ -11,6 +11,7 @@ import (
 
 // Malformed events a ListerWatcher may hand over.
 var (
+	errNoAnswer         = errors.New("watch request got no answer before its deadline")
 	errNoStatus         = errors.New("watch ERROR event without a Status")
 	errUnknownEventType = errors.New("unknown watch event type")
 )
@@ -19,29 +20,38 @@ var (
 // continues the stream a streaming list left) and applies every event to the
 // store until the stream ends, fails, or outlives its deadline.
 func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
-	w, deadline := r.handoff, r.handoffDeadline
-	r.handoff = nil
+	// A watch's life counts from its request, so that one the server
+	// ends at once is seen as short however long the request took.
+	start := r.clock.Now()
+	w, dl := r.handoff, r.handoffDeadline
+	r.handoff, r.handoffDeadline = nil, nil
 	if w == nil {
 		opts := ListOptions{ResourceVersion: s.ResourceVersion, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()}
 		r.trace(WatchRequested{Options: opts})
+		var wctx context.Context
+		wctx, dl = r.startDeadline(ctx, watchDeadline(opts.TimeoutSeconds))
 		var err error
-		w, err = r.lw.Watch(ctx, opts, r.known)
-		if ctx.Err() != nil {
+		// No Known: every event of a watch from a resourceVersion is a
+		// change, so there is never an unchanged object to reuse.
+		w, err = r.lw.Watch(wctx, opts, nil)
+		if ctx.Err() != nil || err != nil {
 			if w != nil {
 				w.Stop()
 			}
-			return outcome{stopped: true}
-		}
-		if err != nil {
+			expired := dl.hasExpired()
+			dl.end()
+			switch {
+			case ctx.Err() != nil:
+				return outcome{stopped: true}
+			case expired:
+				return outcome{err: fmt.Errorf("%w: %w", errNoAnswer, err)}
+			}
 			return outcome{err: err}
 		}
-		deadline = r.clock.Now().Add(watchDeadline(opts.TimeoutSeconds))
 	}
+	defer dl.end()
 	defer w.Stop()
 
-	start := r.clock.Now()
-	expired, stopDeadline := r.clock.NewTimer(deadline.Sub(start))
-	defer stopDeadline()
 	resync := r.armResync()
 	defer func() { resync.stop() }()
 
@@ -55,7 +65,7 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 		select {
 		case <-ctx.Done():
 			return outcome{stopped: true}
-		case <-expired:
+		case <-dl.expired:
 			// The server kept the watch open well past its
 			// timeoutSeconds: end it and watch again.
 			return end(nil)
@@ -65,6 +75,9 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 			if !ok {
 				if ctx.Err() != nil {
 					return outcome{stopped: true}
+				}
+				if dl.hasExpired() {
+					return end(nil)
 				}
 				if events == 0 && r.clock.Now().Sub(start) < shortWatch {
 					return end(ErrWatchClosedEarly)
