@@ -128,13 +128,19 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 	}
 	buf := r.newBuffer()
 	defer func() { buf.abort() }()
+	// Before anything was synced there is nothing to reuse: do not peek.
+	reuse := r.m.lastSync != ""
 	opts := base
 	page, listRV, restarted := 0, "", false
 	for {
 		page++
 		r.trace(ListRequested{Page: page, Options: opts})
 		before := buf.n
-		lm, err := r.lw.List(ctx, opts, buf.knownFunc(), buf.add)
+		var known Known[T]
+		if reuse {
+			known = buf.knownFunc()
+		}
+		lm, err := r.lw.List(ctx, opts, known, buf.add)
 		if ctx.Err() != nil {
 			return outcome{stopped: true}
 		}

@@ -92,7 +92,7 @@ func TestIndexerStoreStreamsReplaceAndReusesUnchangedObjects(t *testing.T) {
 
 	a1, b1 := obj("a", "1"), obj("b", "2")
 	l := recv(t, lw.lists)
-	require.NotNil(t, l.known, "a store that can be read gets a Known")
+	assert.Nil(t, l.known, "the first list cannot reuse anything: no Known, no peeking")
 	l.answer("10", "", a1, b1)
 	w := recv(t, lw.watches).open()
 	recv(t, traced)
@@ -101,6 +101,7 @@ func TestIndexerStoreStreamsReplaceAndReusesUnchangedObjects(t *testing.T) {
 	// Relist: a is unchanged (the LW asks known and hands back the stored
 	// object), b changed.
 	l = recv(t, lw.lists)
+	require.NotNil(t, l.known, "a relist into a store that can be read gets a Known")
 	got, ok := l.known("ns", "a", "1")
 	require.True(t, ok)
 	assert.Same(t, a1, got)

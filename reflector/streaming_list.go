@@ -23,7 +23,12 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 	}
 	r.trace(WatchRequested{Options: opts})
 	wctx, dl := r.startDeadline(ctx, r.opts.InitialEventsTimeout)
-	w, err := r.lw.Watch(wctx, opts, r.known)
+	// Before anything was synced there is nothing to reuse: do not peek.
+	var known Known[T]
+	if r.m.lastSync != "" {
+		known = r.known
+	}
+	w, err := r.lw.Watch(wctx, opts, known)
 	if ctx.Err() != nil || err != nil {
 		if w != nil {
 			w.Stop()
