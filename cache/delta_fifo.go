@@ -336,7 +336,7 @@ func (f *DeltaFIFO[T]) Close() { f.gate.close() }
 
 // Pop removes the key that has been queued longest and calls process with
 // all its deltas. See Queue.Pop.
-func (f *DeltaFIFO[T]) Pop(ctx context.Context, process PopProcessFunc[T]) error {
+func (f *DeltaFIFO[T]) Pop(ctx context.Context, process PopProcessFunc[T]) (err error) {
 	if process == nil {
 		return errors.New("pop: nil process function")
 	}
@@ -366,22 +366,26 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process PopProcessFunc[T]) error
 	f.inflight = inflight[T]{key: key, newest: newest, active: true}
 	f.mu.Unlock()
 
-	var err error
+	defer f.endPop(key, &e, &err)
+	return process(key, e.deltas)
+}
+
+// endPop ends the Pop of key's entry e, whose process function returned
+// *err (or panicked, leaving *err nil): it either puts e back or counts it
+// as processed.
+func (f *DeltaFIFO[T]) endPop(key string, e *deltaEntry[T], err *error) {
 	requeue := false
-	defer func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.inflight = inflight[T]{}
-		if requeue {
-			f.requeueLocked(key, e)
-		} else if e.initial {
-			f.initialPending--
-		}
-	}()
-	err = process(key, e.deltas)
-	var rq *RequeueError
-	requeue = errors.As(err, &rq)
-	return err
+	if *err != nil {
+		_, requeue = errors.AsType[*RequeueError](*err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inflight = inflight[T]{}
+	if requeue {
+		f.requeueLocked(key, *e)
+	} else if e.initial {
+		f.initialPending--
+	}
 }
 
 // requeueLocked puts a popped entry back, before any deltas the key received

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -26,7 +27,8 @@ func popOne(t *testing.T, q cache.Queue[*testPod]) popped {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := q.Pop(ctx, func(key string, d cache.Deltas[*testPod]) error {
-		got = popped{key, d}
+		// The slice is the queue's only during the call (a FIFO reuses it).
+		got = popped{key, slices.Clone(d)}
 		return nil
 	})
 	require.NoError(t, err, "Pop")

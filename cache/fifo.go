@@ -23,6 +23,10 @@ type FIFO[T meta.Object] struct {
 	key   queueKey[T]
 	known KnownObjects[T]
 	gate  popGate
+	// popped backs the one-delta slice Pop hands its process function, so
+	// that popping allocates nothing. Only the Pop holding the gate's slot
+	// uses it; it is cleared when process returns.
+	popped [1]Delta[T]
 
 	// mu guards the fields below.
 	mu sync.Mutex
@@ -345,8 +349,10 @@ func (f *FIFO[T]) HasSynced() bool {
 func (f *FIFO[T]) Close() { f.gate.close() }
 
 // Pop removes the oldest entry and calls process with its key and its one
-// delta. See Queue.Pop.
-func (f *FIFO[T]) Pop(ctx context.Context, process PopProcessFunc[T]) error {
+// delta. See Queue.Pop. The slice process receives is the FIFO's own,
+// reused by the next Pop: it is valid only until process returns (the
+// delta and its object may be kept; the slice may not).
+func (f *FIFO[T]) Pop(ctx context.Context, process PopProcessFunc[T]) (err error) {
 	if process == nil {
 		return errors.New("pop: nil process function")
 	}
@@ -380,21 +386,28 @@ func (f *FIFO[T]) Pop(ctx context.Context, process PopProcessFunc[T]) error {
 	f.inflight = inflight[T]{key: e.key, newest: e.delta, active: true}
 	f.mu.Unlock()
 
+	defer f.endPop(&e, &err)
+	f.popped[0] = e.delta
+	return process(e.key, f.popped[:])
+}
+
+// endPop ends the Pop of e, whose process function returned *err (or
+// panicked, leaving *err nil): it drops the popped delta from the reused
+// slice and either puts e back or counts it as processed.
+func (f *FIFO[T]) endPop(e *fifoEntry[T], err *error) {
+	clear(f.popped[:])
 	requeue := false
-	defer func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.inflight = inflight[T]{}
-		if requeue {
-			f.requeueLocked(e)
-		} else if e.initial {
-			f.initialPending--
-		}
-	}()
-	err := process(e.key, Deltas[T]{e.delta})
-	var rq *RequeueError
-	requeue = errors.As(err, &rq)
-	return err
+	if *err != nil {
+		_, requeue = errors.AsType[*RequeueError](*err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inflight = inflight[T]{}
+	if requeue {
+		f.requeueLocked(*e)
+	} else if e.initial {
+		f.initialPending--
+	}
 }
 
 // compactLocked reclaims the popped prefix of entries once it is most of

@@ -48,8 +48,8 @@ func randomPod(r *rand.Rand, rv int) *testPod {
 	return p
 }
 
-// TestIndexProperty applies random sequences of Add, Update, Delete,
-// Replace, streamed replacements (committed or aborted) and AddIndexers,
+// TestIndexProperty applies random sequences of Add, Update, Put, Delete,
+// DeleteByKey, Replace, streamed replacements (committed or aborted) and AddIndexers,
 // and after every step checks the contents against a model and every index
 // against one recomputed from scratch.
 func TestIndexProperty(t *testing.T) {
@@ -68,21 +68,40 @@ func TestIndexProperty(t *testing.T) {
 		op := r.IntN(100)
 		var kind, desc string
 		switch {
-		case op < 35:
+		case op < 20:
 			p := randomPod(r, step)
 			kind, desc = "Add", "Add "+metaKey(p)
 			require.NoError(t, x.Add(p))
 			model[metaKey(p)] = p
-		case op < 60:
+		case op < 35:
 			p := randomPod(r, step)
 			kind, desc = "Update", "Update "+metaKey(p)
 			require.NoError(t, x.Update(p))
 			model[metaKey(p)] = p
-		case op < 85:
+		case op < 60:
+			p := randomPod(r, step)
+			key := metaKey(p)
+			kind, desc = "Put", "Put "+key
+			old, existed, err := x.Put(key, p)
+			require.NoError(t, err)
+			want, wantExisted := model[key]
+			require.Equal(t, wantExisted, existed, "Put(%q) existed at step %d", key, step)
+			require.Same(t, want, old, "Put(%q) old at step %d", key, step)
+			model[key] = p
+		case op < 72:
 			p := randomPod(r, step)
 			kind, desc = "Delete", "Delete "+metaKey(p)
 			require.NoError(t, x.Delete(p))
 			delete(model, metaKey(p))
+		case op < 85:
+			key := metaKey(randomPod(r, step))
+			kind, desc = "DeleteByKey", "DeleteByKey "+key
+			old, existed, err := x.DeleteByKey(key)
+			require.NoError(t, err)
+			want, wantExisted := model[key]
+			require.Equal(t, wantExisted, existed, "DeleteByKey(%q) existed at step %d", key, step)
+			require.Same(t, want, old, "DeleteByKey(%q) old at step %d", key, step)
+			delete(model, key)
 		case op < 92:
 			items := make([]*testPod, r.IntN(15))
 			for i := range items {

@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"fmt"
+
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -47,7 +49,8 @@ func (x *Indexer[T]) Add(obj T) error {
 	if err != nil {
 		return err
 	}
-	return x.store.put(key, obj)
+	_, _, err = x.store.put(key, obj)
+	return err
 }
 
 // Update is Add: the Indexer stores states, not changes.
@@ -64,6 +67,75 @@ func (x *Indexer[T]) Delete(obj T) error {
 	x.store.remove(key)
 	return nil
 }
+
+// Put stores obj under key, replacing any object stored there, and returns
+// the object it replaced (existed is false if there was none). It is Add
+// for a caller that already holds obj's key, such as an informer applying
+// a popped delta: the key is not computed again and the Indexer's lock is
+// taken once for the read and the write.
+//
+// key must be the key the Indexer's KeyFunc gives obj. With the default
+// KeyFunc (NewIndexer(nil)) Put checks this without allocating and fails
+// with an error wrapping ErrKeyMismatch (or ErrNoName) otherwise; with a
+// custom KeyFunc it cannot check cheaply and trusts the caller: an object
+// stored under a wrong key would be found by GetByKey(key) but not by
+// Get(obj), and a later Add of the same object would store it twice.
+//
+// It fails, changing nothing and returning the zero old value, if key is
+// empty (ErrInvalidKey), obj is nil (ErrNilObject), or an index function
+// fails on obj.
+func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
+	if err := x.checkKey(key, obj); err != nil {
+		var zero T
+		return zero, false, err
+	}
+	return x.store.put(key, obj)
+}
+
+// DeleteByKey removes the object stored under key and returns it (existed
+// is false, and nothing changes, if there was none). It is Delete for a
+// caller that already holds the key. It fails only for an empty key
+// (ErrInvalidKey).
+func (x *Indexer[T]) DeleteByKey(key string) (old T, existed bool, err error) {
+	if key == "" {
+		var zero T
+		return zero, false, fmt.Errorf("delete by key: %w: empty key", ErrInvalidKey)
+	}
+	old, existed = x.store.remove(key)
+	return old, existed, nil
+}
+
+// checkKey checks the key handed to Put: not empty, obj not nil, and, when
+// it can be checked without allocating (the default KeyFunc) or when the
+// package's tests ask for it (verifyPutKeys), obj's key.
+func (x *Indexer[T]) checkKey(key string, obj T) error {
+	if key == "" {
+		return fmt.Errorf("put: %w: empty key", ErrInvalidKey)
+	}
+	if isNil(obj) {
+		return fmt.Errorf("put %q: %w", key, ErrNilObject)
+	}
+	if x.metaKeys {
+		m := obj.GetObjectMeta()
+		if m.Name != "" && isMetaNamespaceKey(key, m.Namespace, m.Name) {
+			return nil
+		}
+	} else if !verifyPutKeys {
+		return nil
+	}
+	want, err := x.keyFunc(obj)
+	if err != nil {
+		return fmt.Errorf("put %q: %w", key, err)
+	}
+	if want != key {
+		return fmt.Errorf("put %q: %w: the object's key is %q", key, ErrKeyMismatch, want)
+	}
+	return nil
+}
+
+// verifyPutKeys makes Put check the key against a custom KeyFunc too, at
+// the cost of computing it. The package's tests turn it on.
+var verifyPutKeys bool
 
 // List returns every stored object, in no particular order. The slice is
 // the caller's; the objects are shared.

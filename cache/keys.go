@@ -20,6 +20,9 @@ var (
 	ErrNoName = errors.New("object has no name")
 	// ErrInvalidKey: a string is not a "namespace/name" or "name" key.
 	ErrInvalidKey = errors.New("invalid object key")
+	// ErrKeyMismatch: Indexer.Put was given a key that is not the
+	// object's own.
+	ErrKeyMismatch = errors.New("key is not the object's key")
 )
 
 // KeyFunc computes the key an object is stored under. It must be
@@ -88,6 +91,18 @@ func SplitMetaNamespaceKey(key string) (namespace, name string, err error) {
 		return "", "", fmt.Errorf("%w %q: more than one slash", ErrInvalidKey, key)
 	}
 	return namespace, name, nil
+}
+
+// isMetaNamespaceKey reports whether key is MetaNamespaceKey(namespace,
+// name), without building that key.
+func isMetaNamespaceKey(key, namespace, name string) bool {
+	if namespace == "" {
+		return key == name
+	}
+	return len(key) == len(namespace)+1+len(name) &&
+		key[len(namespace)] == '/' &&
+		key[:len(namespace)] == namespace &&
+		key[len(namespace)+1:] == name
 }
 
 // isNil reports whether obj is a nil interface or a nil pointer. Every

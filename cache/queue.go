@@ -40,7 +40,8 @@ import (
 type Queue[T meta.Object] interface {
 	Store[T]
 	// Pop waits for a queued entry, removes it and calls process with its
-	// key and deltas, returning process's error. If that error is (or
+	// key and deltas (a slice valid only during the call; see
+	// PopProcessFunc), returning process's error. If that error is (or
 	// wraps) a *RequeueError, the deltas are queued again. Pop returns
 	// ErrClosed once the queue is closed and ctx.Err() once ctx is done,
 	// whichever ends its wait.
@@ -57,9 +58,14 @@ type Queue[T meta.Object] interface {
 	Close()
 }
 
-// PopProcessFunc processes the deltas of one key, oldest first. The deltas
-// are the function's to keep. It runs without the queue's lock held, so it
-// may take its time; the queue's writers are not blocked meanwhile.
+// PopProcessFunc processes the deltas of one key, oldest first. It runs
+// without the queue's lock held, so it may take its time; the queue's
+// writers are not blocked meanwhile.
+//
+// The slice is valid only until the function returns: a FIFO hands every
+// Pop the same one-element slice, so that popping allocates nothing, and
+// clears it afterwards. Copy the slice (slices.Clone) to keep it; the Delta
+// values and the objects in them may be kept without copying.
 type PopProcessFunc[T meta.Object] func(key string, deltas Deltas[T]) error
 
 // KnownObjects is the store behind a queue: what its consumer has already

@@ -56,15 +56,18 @@ func newThreadSafeStore[T meta.Object]() *threadSafeStore[T] {
 	}
 }
 
-// put stores obj under key, replacing any object there.
-func (s *threadSafeStore[T]) put(key string, obj T) error {
+// put stores obj under key, replacing any object there, and returns the
+// object it replaced. On error nothing changes and old is the zero value.
+func (s *threadSafeStore[T]) put(key string, obj T) (old T, hadOld bool, err error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	defs := s.defs
 	if err := computeValues(&s.newVals, defs, obj); err != nil {
-		return fmt.Errorf("object %q: %w", key, err)
+		s.newVals.reset()
+		var zero T
+		return zero, false, fmt.Errorf("object %q: %w", key, err)
 	}
-	old, hadOld := s.data[key]
+	old, hadOld = s.data[key]
 	oldKnown := hadOld && computeValues(&s.oldVals, defs, old) == nil
 
 	s.mu.Lock()
@@ -87,16 +90,16 @@ func (s *threadSafeStore[T]) put(key string, obj T) error {
 
 	s.newVals.reset()
 	s.oldVals.reset()
-	return nil
+	return old, hadOld, nil
 }
 
-// remove deletes the object under key, if any.
-func (s *threadSafeStore[T]) remove(key string) {
+// remove deletes the object under key, if any, and returns it.
+func (s *threadSafeStore[T]) remove(key string) (old T, ok bool) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	old, ok := s.data[key]
+	old, ok = s.data[key]
 	if !ok {
-		return
+		return old, false
 	}
 	oldKnown := computeValues(&s.oldVals, s.defs, old) == nil
 
@@ -112,6 +115,7 @@ func (s *threadSafeStore[T]) remove(key string) {
 	s.mu.Unlock()
 
 	s.oldVals.reset()
+	return old, true
 }
 
 // get returns the object under key.

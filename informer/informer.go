@@ -383,7 +383,8 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 }
 
 // process applies one key's deltas to the indexer and appends the
-// notifications they make, under mu.
+// notifications they make, under mu. It keeps the delta objects, never the
+// deltas slice, which the queue reuses after the call.
 func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
@@ -396,7 +397,7 @@ func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
 			continue
 		}
 		if d.Type == cache.Deleted {
-			if derr := inf.indexer.Delete(d.Object); derr != nil {
+			if _, _, derr := inf.indexer.DeleteByKey(key); derr != nil {
 				err = errors.Join(err, fmt.Errorf("delete %s: %w", key, derr))
 				continue
 			}
@@ -405,8 +406,10 @@ func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
 			}
 			continue
 		}
-		old, existed := inf.indexer.GetByKey(key)
-		if uerr := inf.indexer.Update(d.Object); uerr != nil {
+		// The queue keyed the delta with the Indexer's key function
+		// (both use the default), so key is the object's key.
+		old, existed, uerr := inf.indexer.Put(key, d.Object)
+		if uerr != nil {
 			err = errors.Join(err, fmt.Errorf("store %s: %w", key, uerr))
 			continue
 		}
