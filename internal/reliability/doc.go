@@ -40,5 +40,8 @@
 //     endpoint, server limits.
 //   - leak_test.go: informers started and stopped by the thousand.
 //   - fuzz_test.go: fuzz targets for parsers of network input that had
-//     none.
+//     none (discovery documents).
+//   - flags_test.go: the flags of the long form (-reliability.long,
+//     -chaos.duration, -chaos.seed, and -matrix.out in matrix_test.go).
+//   - example_test.go: the runnable examples.
 package reliability
