@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -42,6 +43,7 @@ type crdSpec struct {
 		SelectableFields []struct {
 			JSONPath string `json:"jsonPath"`
 		} `json:"selectableFields,omitempty"`
+		AdditionalPrinterColumns []tbl.PrinterColumn `json:"additionalPrinterColumns,omitempty"`
 	} `json:"versions"`
 }
 
@@ -215,7 +217,7 @@ func (s *Server) crdResources(obj *stored) []*Resource {
 			Kind: spec.Names.Kind, ListKind: listKind, Namespaced: spec.Scope == "Namespaced",
 			Verbs: allVerbs, ShortNames: spec.Names.ShortNames, Categories: spec.Names.Categories,
 			Generation: true, Custom: true, NameRule: NamePathSegment, RequireResourceVersion: true,
-			StorageVersionHash: hash,
+			StorageVersionHash: hash, printerColumns: v.AdditionalPrinterColumns,
 		}
 		if v.Subresources != nil {
 			if v.Subresources.Status != nil {

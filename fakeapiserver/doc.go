@@ -41,6 +41,9 @@
 //     first; the resource table is generated from a real server's
 //     discovery documents by internal/gen. negotiate.go, output.go:
 //     content types, pretty printing, Status bodies (status.go).
+//     tables.go: meta.k8s.io Tables (internal/table) for list, single GET
+//     and watch events when a read asks for as=Table; custom resources
+//     use their CRD's additionalPrinterColumns.
 //   - auth.go, tls.go: tokens, client certificates, impersonation, forbid
 //     rules, the generated CA. websocket.go: watch over a websocket.
 //   - faults.go (Go API) and admin.go (HTTP): injected failures, delays,

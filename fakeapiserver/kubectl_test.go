@@ -163,3 +163,43 @@ func TestKubectlExplainReadsOpenAPI(t *testing.T) {
 	assert.Contains(t, out, "Deployment")
 	assert.Contains(t, out, "replicas")
 }
+
+func TestKubectlGetPrintsTables(t *testing.T) {
+	s := NewForTest(t, Options{})
+	k := newKubectl(t, s)
+	cm := k.file("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {color: blue, size: large, mode: dark}\n")
+	k.run("create", "-f", cm)
+	deploy := k.file("deploy.yaml", `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: nginx}
+      - {name: side, image: busybox}
+`)
+	k.run("create", "-f", deploy)
+
+	lines := strings.Split(strings.TrimSpace(k.run("get", "configmaps")), "\n")
+	require.Len(t, lines, 2, "header and one row: %q", lines)
+	assert.Equal(t, []string{"NAME", "DATA", "AGE"}, strings.Fields(lines[0]))
+	row := strings.Fields(lines[1])
+	require.Len(t, row, 3)
+	assert.Equal(t, []string{"settings", "3"}, row[:2])
+
+	lines = strings.Split(strings.TrimSpace(k.run("get", "deployments", "-o", "wide")), "\n")
+	require.Len(t, lines, 2, "header and one row: %q", lines)
+	assert.Equal(t, []string{"NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"}, strings.Fields(lines[0]))
+	row = strings.Fields(lines[1])
+	require.Len(t, row, 8)
+	assert.Equal(t, []string{"web", "web,side", "nginx,busybox", "app=web"}, []string{row[0], row[5], row[6], row[7]})
+
+	// A single object is a one-row Table too.
+	lines = strings.Split(strings.TrimSpace(k.run("get", "configmap", "settings")), "\n")
+	require.Len(t, lines, 2)
+	assert.Equal(t, []string{"NAME", "DATA", "AGE"}, strings.Fields(lines[0]))
+}

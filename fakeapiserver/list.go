@@ -74,7 +74,7 @@ type listResult struct {
 
 // handleList serves GET on a collection.
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
-	n, err := negotiate(r, false)
+	n, err := negotiateRead(r, false)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -93,7 +93,34 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info request
 		writeError(w, r, err)
 		return
 	}
+	if n.format == formatTable {
+		body, err := s.newTableRenderer(res, info.version, n).render(page.items, listMetaJSON(page), s.clock.Now(), false)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeBody(w, n, http.StatusOK, body)
+		return
+	}
 	writeBody(w, n, http.StatusOK, s.encodeList(res, info.version, n.format, page))
+}
+
+// listMetaJSON is a page's list metadata: resourceVersion, and continue
+// and remainingItemCount when there is more.
+func listMetaJSON(page listResult) []byte {
+	buf := []byte(`{"resourceVersion":"`)
+	buf = strconv.AppendInt(buf, page.rv, 10)
+	buf = append(buf, '"')
+	if page.cont != "" {
+		buf = append(buf, `,"continue":"`...)
+		buf = append(buf, page.cont...)
+		buf = append(buf, '"')
+		if page.remaining != nil {
+			buf = append(buf, `,"remainingItemCount":`...)
+			buf = strconv.AppendInt(buf, *page.remaining, 10)
+		}
+	}
+	return append(buf, '}')
 }
 
 // list reads one page.

@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 )
 
 // Content negotiation: the server speaks JSON (and YAML for single
 // responses). A client that asks for protobuf first and JSON second gets
-// JSON; metadata-only (PartialObjectMetadata) is honoured; a Table request
-// that also accepts plain JSON gets plain JSON; anything else is 406.
+// JSON; metadata-only (PartialObjectMetadata) is honoured; reads honour
+// Table requests (writes skip them: a Table request that also accepts
+// plain JSON gets plain JSON); anything else is 406.
 
 // outputFormat is what a response body holds.
 type outputFormat uint8
@@ -21,6 +24,9 @@ const (
 	// formatPartial: PartialObjectMetadata / PartialObjectMetadataList.
 	formatPartial
 	formatYAML
+	// formatTable: a meta.k8s.io Table (list, single GET and watch
+	// events); negotiation.tableAPIVersion and include say which.
+	formatTable
 )
 
 // negotiation is the outcome for one request.
@@ -32,6 +38,11 @@ type negotiation struct {
 	pretty      bool
 	// contentType overrides the response Content-Type (discovery).
 	contentType string
+	// tableAPIVersion is the Table's apiVersion the client asked for
+	// ("meta.k8s.io/v1" or "meta.k8s.io/v1beta1"), with formatTable.
+	tableAPIVersion string
+	// include is the includeObject parameter, with formatTable.
+	include tbl.IncludeObject
 }
 
 const (
@@ -41,8 +52,20 @@ const (
 )
 
 // negotiate picks the output for r. stream says the response is a watch
-// (no YAML there, as on the real server).
+// (no YAML there, as on the real server). Tables are not offered: writes
+// answer with the object (see negotiateRead).
 func negotiate(r *http.Request, stream bool) (negotiation, error) {
+	return negotiateAccept(r, stream, false)
+}
+
+// negotiateRead is negotiate for reads (list, single GET, watch), which
+// also offer a Table for application/json;as=Table;g=meta.k8s.io;v=v1
+// (or v1beta1). A bad includeObject with a Table chosen is 400.
+func negotiateRead(r *http.Request, stream bool) (negotiation, error) {
+	return negotiateAccept(r, stream, true)
+}
+
+func negotiateAccept(r *http.Request, stream, tables bool) (negotiation, error) {
 	n := negotiation{pretty: isPretty(r) && !stream}
 	accept := strings.TrimSpace(r.Header.Get("Accept"))
 	if accept == "" {
@@ -83,9 +106,21 @@ func negotiate(r *http.Request, stream bool) (negotiation, error) {
 			n.format = formatPartial
 			n.partialList = as == "PartialObjectMetadataList"
 			return n, nil
+		case "Table":
+			if !tables || mt != mediaJSON || params["g"] != "meta.k8s.io" || (params["v"] != "v1" && params["v"] != "v1beta1") {
+				continue
+			}
+			include, err := tbl.ParseIncludeObject(r.URL.Query().Get("includeObject"))
+			if err != nil {
+				return n, errBadRequest("Unable to convert to Table as requested: " + err.Error())
+			}
+			n.format = formatTable
+			n.tableAPIVersion = "meta.k8s.io/" + params["v"]
+			n.include = include
+			return n, nil
 		default:
-			// Table and other transformations are not offered; a later
-			// entry may still match.
+			// Other transformations are not offered; a later entry may
+			// still match.
 			continue
 		}
 	}

@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 )
@@ -76,7 +77,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 
 // handleGet serves GET on one object (and its /status).
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
-	n, err := negotiate(r, false)
+	n, err := negotiateRead(r, false)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -99,6 +100,15 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestI
 	obj := s.store.get(res.storageKey(), objectKey(nsFor(res, info), info.name))
 	if obj == nil {
 		writeStatus(w, r, errNotFound(res, info.name))
+		return
+	}
+	if n.format == formatTable {
+		body, err := s.newTableRenderer(res, info.version, n).render([]*stored{obj}, rvMeta(strconv.FormatInt(obj.rv, 10)), s.clock.Now(), false)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeBody(w, n, http.StatusOK, body)
 		return
 	}
 	writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, gv(res.Group, info.version)))

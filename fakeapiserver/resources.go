@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 )
 
 // Resource describes one served resource: where it lives in the API, what
@@ -63,6 +65,9 @@ type Resource struct {
 	// DeleteReturnsObject makes an immediate delete answer with the object
 	// instead of a Success Status.
 	DeleteReturnsObject bool
+	// printerColumns are a custom resource's additionalPrinterColumns
+	// (its Table columns after Name).
+	printerColumns []tbl.PrinterColumn
 }
 
 // Subresource is one entry of a resource's subresources in discovery.

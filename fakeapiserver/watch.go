@@ -48,6 +48,8 @@ type watchRequest struct {
 	format    outputFormat
 	timeout   time.Duration
 	client    string
+	// table renders events with formatTable.
+	table *tableRenderer
 }
 
 // watchClient names who opened a watch: the authenticated user, or the
@@ -101,9 +103,13 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 // parseWatch validates a watch request before the response starts: every
 // error here is an immediate non-200 answer.
 func (s *Server) parseWatch(r *http.Request, info requestInfo, res *Resource) (watchRequest, error) {
-	n, err := negotiate(r, true)
+	n, err := negotiateRead(r, true)
 	if err != nil {
 		return watchRequest{}, err
+	}
+	var tr *tableRenderer
+	if n.format == formatTable {
+		tr = s.newTableRenderer(res, info.version, n)
 	}
 	opts, err := parseListOptions(r, res, info.name, true, !s.opts.DisableWatchList)
 	if err != nil {
@@ -118,7 +124,7 @@ func (s *Server) parseWatch(r *http.Request, info requestInfo, res *Resource) (w
 	if opts.timeoutSeconds != nil && *opts.timeoutSeconds > 0 {
 		timeout = time.Duration(*opts.timeoutSeconds) * time.Second
 	}
-	return watchRequest{res: res, version: info.version, namespace: info.namespace, opts: opts, format: n.format, timeout: timeout}, nil
+	return watchRequest{res: res, version: info.version, namespace: info.namespace, opts: opts, format: n.format, timeout: timeout, table: tr}, nil
 }
 
 // runWatch streams events to sink until the watch ends.
@@ -260,6 +266,19 @@ type watchStream struct {
 	pending       bool
 	// bookmarked: a bookmark at lastRV went out already.
 	bookmarked bool
+	// tableColumnsSent: with a Table watch, the first event (the only
+	// one with columnDefinitions) went out.
+	tableColumnsSent bool
+}
+
+// tableEvent renders obj as a watch event's one-row Table.
+func (st *watchStream) tableEvent(obj *stored) ([]byte, error) {
+	data, err := st.wr.table.render([]*stored{obj}, rvMeta(strconv.FormatInt(obj.rv, 10)), st.s.clock.Now(), st.tableColumnsSent)
+	if err != nil {
+		return nil, err
+	}
+	st.tableColumnsSent = true
+	return data, nil
 }
 
 func (st *watchStream) apiVersion() string { return gv(st.wr.res.Group, st.wr.version) }
@@ -296,7 +315,13 @@ func (st *watchStream) sendInitial(reg watchRegistration) error {
 		if !o.matches(obj, st.wr.namespace) {
 			return true
 		}
-		err = st.write(watch.Added, encodeObject(obj, st.wr.format, st.apiVersion()))
+		data := encodeObject(obj, st.wr.format, st.apiVersion())
+		if st.wr.table != nil {
+			if data, err = st.tableEvent(obj); err != nil {
+				return false
+			}
+		}
+		err = st.write(watch.Added, data)
 		return err == nil
 	})
 	if err != nil {
@@ -347,6 +372,20 @@ func (st *watchStream) send(c *change) error {
 	if st.w.takeCorrupt() {
 		st.s.log.Info("fault", "fault", "corrupt watch frame", "resource", st.wr.res.groupResource())
 		return st.sink.frame(typ, []byte("{not json}"))
+	}
+	if st.wr.table != nil {
+		obj := c.obj
+		if key.prev {
+			obj = c.prev
+			if p, err := c.prev.withResourceVersion(c.rv); err == nil {
+				obj = p
+			}
+		}
+		data, err := st.tableEvent(obj)
+		if err != nil {
+			return err
+		}
+		return st.write(typ, data)
 	}
 	return st.write(typ, c.encoded(key))
 }

@@ -1,0 +1,67 @@
+package fakeapiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
+)
+
+// Tables: a read negotiated as formatTable (negotiateRead) answers with a
+// meta.k8s.io Table rendered by internal/table. A list is one Table with
+// the list's metadata; a single GET a one-row Table with the object's
+// resourceVersion; each watch event a one-row Table, only the first of
+// the stream carrying columnDefinitions.
+
+// printer returns the Table printer of res: the built-in one for its
+// group and resource, or the CRD's additionalPrinterColumns (Name and Age
+// without any) for a custom resource.
+func (r *Resource) printer() tbl.Printer {
+	if r.Custom {
+		return tbl.ForCustom(r.printerColumns)
+	}
+	return tbl.For(r.Group, r.Name)
+}
+
+// tableRenderer renders the objects of one resource for one request.
+type tableRenderer struct {
+	printer    tbl.Printer
+	apiVersion string // of the objects in the rows
+	opts       tbl.Options
+}
+
+// newTableRenderer prepares the Table output of res at a served version
+// for a negotiated request.
+func (s *Server) newTableRenderer(res *Resource, version string, n negotiation) *tableRenderer {
+	return &tableRenderer{
+		printer:    res.printer(),
+		apiVersion: gv(res.Group, version),
+		opts:       tbl.Options{Include: n.include, APIVersion: n.tableAPIVersion},
+	}
+}
+
+// render returns a Table of objs with listMeta (raw JSON) as its
+// metadata, ages counted from now.
+func (t *tableRenderer) render(objs []*stored, listMeta []byte, now time.Time, noColumns bool) ([]byte, error) {
+	values := make([]jsonv.Value, 0, len(objs))
+	for _, o := range objs {
+		doc, err := jsonv.Parse(o.appendObject(nil, t.apiVersion))
+		if err != nil {
+			return nil, fmt.Errorf("table of %s: %w", o.key, err)
+		}
+		values = append(values, doc.Value)
+	}
+	opts := t.opts
+	opts.Now, opts.NoColumns = now, noColumns
+	return t.printer.Render(values, json.RawMessage(listMeta), opts), nil
+}
+
+// rvMeta is the Table metadata of a single object or watch event.
+func rvMeta(rv string) []byte {
+	buf := []byte(`{"resourceVersion":`)
+	buf = strconv.AppendQuote(buf, rv)
+	return append(buf, '}')
+}
