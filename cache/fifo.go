@@ -37,6 +37,8 @@ type FIFO[T meta.Object] struct {
 	// pending counts, for each key with queued entries, how many it has
 	// and which is the newest.
 	pending map[string]fifoPending[T]
+	// pendingPeak is the most keys pending has held since it was made.
+	pendingPeak int
 	// inflight is the entry being processed by Pop.
 	inflight inflight[T]
 	// replaced is set by the first Replace.
@@ -108,8 +110,13 @@ func (f *FIFO[T]) queueLocked(key string, d Delta[T]) {
 	p.count++
 	p.newest = d
 	f.pending[key] = p
+	f.pendingPeak = max(f.pendingPeak, len(f.pending))
 	f.gate.notify()
 }
+
+// shrinkAbove is the size past which a drained FIFO lets its entries slice
+// and pending map go rather than keep their room.
+const shrinkAbove = 1024
 
 // currentLocked returns the newest state of key the queue knows: queued,
 // being processed, or in KnownObjects; false if that state is a deletion or
@@ -379,6 +386,11 @@ func (f *FIFO[T]) Pop(ctx context.Context, process PopProcessFunc[T]) (err error
 	f.compactLocked()
 	if p := f.pending[e.key]; p.count == 1 {
 		delete(f.pending, e.key)
+		if len(f.pending) == 0 && f.pendingPeak > shrinkAbove {
+			// A Go map never shrinks: replace the one a large list grew.
+			f.pending = make(map[string]fifoPending[T])
+			f.pendingPeak = 0
+		}
 	} else {
 		p.count--
 		f.pending[e.key] = p
@@ -415,7 +427,13 @@ func (f *FIFO[T]) endPop(e *fifoEntry[T], err *error) {
 func (f *FIFO[T]) compactLocked() {
 	switch {
 	case f.head == len(f.entries):
-		f.entries = f.entries[:0]
+		// Drained: give back the room of a large list once it is
+		// processed, instead of holding it for the queue's life.
+		if cap(f.entries) > shrinkAbove {
+			f.entries = nil
+		} else {
+			f.entries = f.entries[:0]
+		}
 		f.head = 0
 	case f.head >= 1024 && f.head*2 >= len(f.entries):
 		n := copy(f.entries, f.entries[f.head:])
