@@ -23,7 +23,12 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-# test: formatting, vet, then every package under the race detector.
+# test: formatting, vet, then every package under the race detector. The
+# reflector's randomized fault test runs for KUBECACHE_CHAOS_BUDGET (a
+# minute here; longer in make chaos).
+KUBECACHE_CHAOS_BUDGET ?= 60s
+export KUBECACHE_CHAOS_BUDGET
+
 test: fmt-check vet
 	$(GO) test -race -count=1 -timeout 9m $(PKGS)
 

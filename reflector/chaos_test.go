@@ -27,7 +27,7 @@ import (
 //	KUBECACHE_CHAOS_SEED=<seed> KUBECACHE_CHAOS_BUDGET=1ns go test -run TestChaos ./reflector/
 //
 // The test runs schedules until its time budget is spent:
-// KUBECACHE_CHAOS_BUDGET (a Go duration; default 20s, `make chaos` sets
+// KUBECACHE_CHAOS_BUDGET (a Go duration; default 20s, `make test` sets 60s, `make chaos` sets
 // more), and reports how many ran and how many faults of each kind fired.
 
 // chaosFault is one kind of fault the plan can fire.
