@@ -21,7 +21,7 @@ const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 const widgetPath = "/apis/example.com/v1/namespaces/default/widgets"
 
 func TestCustomResourceLifecycle(t *testing.T) {
-	_, c := newTestServer(t, Options{})
+	s, c := newTestServer(t, Options{})
 	assert.Equal(t, http.StatusNotFound, c.get(widgetPath).code)
 
 	crd := c.mustCreate(crdPath, widgetCRD)
@@ -56,6 +56,9 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, r.code, "custom resources need resourceVersion on update")
 
 	watch := c.watch(widgetPath + "?watch=1&resourceVersion=" + rvOf(t, w))
+	// The response starts before the watch registers: wait for it, or the
+	// deletion may end it before it sees anything.
+	require.NoError(t, s.WaitForWatchers(testContext(t), "widgets.example.com", 1))
 	r = c.do(http.MethodDelete, crdPath+"/widgets.example.com", "")
 	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
 	seen := map[string]bool{}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -183,7 +184,17 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 	if wo.managed != nil {
 		m.ManagedFields = wo.managed
 	} else {
-		m.ManagedFields = updateManagedFields(nil, nil, ownedFields(m, rest, false, res.hasStatus()), wo.manager, in.apiVersion, "", now)
+		// Update starts from the entries the client sent, if any.
+		sent, err := assemble(in.kind, in.apiVersion, m, encodeRest(rest), fields)
+		if err != nil {
+			return nil, nil, err
+		}
+		doc, err := sent.document()
+		if err != nil {
+			return nil, nil, err
+		}
+		m.ManagedFields = apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.apiVersion), apply.Request{
+			Manager: wo.manager, APIVersion: in.apiVersion, StatusSubresource: res.hasStatus(), Now: now})
 	}
 	restJSON := encodeRest(rest)
 	if wo.dryRun {

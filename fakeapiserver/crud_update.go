@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -138,6 +141,9 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 	}
 	old := cur.meta
 	m := cloneMeta(newMeta)
+	// sentManaged: the managedFields the client wrote (Update starts from
+	// them when there are any).
+	sentManaged := newMeta.ManagedFields
 	var rest []jsonv.Member
 	statusOnly := subresource == "status"
 	if statusOnly {
@@ -205,11 +211,42 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 	if managed != nil {
 		return next, nil
 	}
-	m.ManagedFields = updateManagedFields(old.ManagedFields,
-		ownedFields(old, oldRest, statusOnly, res.hasStatus()),
-		ownedFields(m, rest, statusOnly, res.hasStatus()),
-		manager, apiVersion, subresource, s.clock.Now())
+	live, err := cur.document()
+	if err != nil {
+		return nil, err
+	}
+	if len(sentManaged) > 0 && !statusOnly {
+		m.ManagedFields = sentManaged
+		if next, err = assemble(cur.kind, apiVersion, m, restJSON, fields); err != nil {
+			return nil, err
+		}
+	}
+	written, err := next.document()
+	if err != nil {
+		return nil, err
+	}
+	m.ManagedFields = apply.Update(live, written, updateType(res, apiVersion), apply.Request{
+		Manager: manager, APIVersion: apiVersion, Subresource: subresource,
+		StatusSubresource: res.hasStatus(), Now: s.clock.Now()})
 	return assemble(cur.kind, apiVersion, m, restJSON, fields)
+}
+
+// updateType is the field structure ordinary writes of res record their
+// managedFields with: the built-in kind's schema, or maps with atomic
+// lists for custom resources and kinds without one.
+func updateType(res *Resource, apiVersion string) apply.Type {
+	if res.Custom {
+		return apply.Type{}
+	}
+	version := apiVersion
+	if _, v, ok := strings.Cut(apiVersion, "/"); ok {
+		version = v
+	}
+	typ, ok := apply.ForKind(openapi.Builtin(), openapi.GVK{Group: res.Group, Version: version, Kind: res.Kind})
+	if !ok {
+		return apply.Type{}
+	}
+	return typ
 }
 
 // commitUpdate stores next in place of cur. An update that removes the

@@ -25,7 +25,8 @@
 //   - object.go: how an object is held (its JSON, split so the same bytes
 //     serve objects, list items and every version). decode.go: request
 //     bodies. validation.go: metadata rules. managedfields.go: Update
-//     entries of metadata.managedFields.
+//     entries of metadata.managedFields (recorded by internal/apply's
+//     Update; the field manager from the User-Agent).
 //   - requestinfo.go: URL → verb and resource. resource.go: dispatch and
 //     GET. crud_create.go, crud_update.go, crud_patch.go (JSON and merge
 //     patch, internal/patch), crud_delete.go (finalizers, graceful pods,
