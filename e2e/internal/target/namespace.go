@@ -58,6 +58,9 @@ func (t *Target) Namespace(tb testing.TB) string {
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
+		// A fresh client: a test may have restarted the server under the
+		// old one's connections.
+		cs := t.Clientset(tb)
 		err := cs.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			tb.Errorf("delete namespace %s: %v", name, err)

@@ -238,6 +238,9 @@ func (t *Target) restConfig() (*clientrest.Config, error) {
 		return nil, fmt.Errorf("kubeconfig %s: %w", t.KubeconfigPath, err)
 	}
 	cfg.QPS = -1 // no client-side throttling in tests
+	// JSON request bodies: the fake server does not read protobuf, which
+	// typed clients send by default (API-SEMANTICS.md §8).
+	cfg.ContentType = "application/json"
 	return cfg, nil
 }
 
