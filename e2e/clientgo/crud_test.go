@@ -1,5 +1,3 @@
-//go:build e2e_unverified
-
 package clientgo
 
 import (
@@ -84,9 +82,6 @@ func TestTypedCRUD(t *testing.T) {
 // then shows a conflict with another manager and forces it.
 func TestServerSideApply(t *testing.T) {
 	tgt := target.Get(t)
-	if tgt.Kind == target.Fake {
-		t.Skip("the fake server does not implement server-side apply yet (docs/requests-fakeapiserver.md, e2e suite §6)")
-	}
 	ns := tgt.Namespace(t)
 	ctx := t.Context()
 	cms := typedClient(t).CoreV1().ConfigMaps(ns)

@@ -1,5 +1,3 @@
-//go:build e2e_unverified
-
 package clientgo
 
 import (
