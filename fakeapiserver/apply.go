@@ -94,20 +94,13 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			writeError(w, r, err)
 			return
 		}
-		obj := cur
-		switch {
-		case next == nil:
-		case wo.dryRun:
-			obj = next
-		default:
-			obj, err = s.commitUpdate(r.Context(), res, cur, next)
-			if errors.Is(err, errChanged) {
-				continue
-			}
-			if err != nil {
-				writeError(w, r, err)
-				return
-			}
+		obj, err := s.finishUpdate(r.Context(), res, cur, next, wo.dryRun)
+		if errors.Is(err, errChanged) {
+			continue
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
 		}
 		addWarnings(w, in.warnings)
 		writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, apiVersion))

@@ -84,25 +84,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, info reque
 		writeStatus(w, r, errMethodNotAllowed())
 		return
 	}
-	n, err := negotiate(r, false)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	mt, err := bodyMediaType(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	data, err := readBody(r, s.opts.MaxRequestBodyBytes)
-	if err == nil {
-		data, err = toJSON(data, mt)
-	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	wo, err := parseWriteOptions(r)
+	n, data, wo, err := s.readWrite(r)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -299,4 +281,30 @@ func (s *Server) checkNamespaceForCreate(ns string) error {
 		return st
 	}
 	return nil
+}
+
+// readWrite does what every handler of a write with an object body does
+// first, in the real server's order: negotiate the response type, read the
+// body (bounded, YAML converted to JSON) and parse the write options.
+func (s *Server) readWrite(r *http.Request) (negotiation, []byte, writeOptions, error) {
+	n, err := negotiate(r, false)
+	if err != nil {
+		return negotiation{}, nil, writeOptions{}, err
+	}
+	mt, err := bodyMediaType(r)
+	if err != nil {
+		return negotiation{}, nil, writeOptions{}, err
+	}
+	data, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if err == nil {
+		data, err = toJSON(data, mt)
+	}
+	if err != nil {
+		return negotiation{}, nil, writeOptions{}, err
+	}
+	wo, err := parseWriteOptions(r)
+	if err != nil {
+		return negotiation{}, nil, writeOptions{}, err
+	}
+	return n, data, wo, nil
 }

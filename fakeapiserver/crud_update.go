@@ -19,25 +19,7 @@ import (
 
 // handleUpdate serves PUT on an object or its /status.
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
-	n, err := negotiate(r, false)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	mt, err := bodyMediaType(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	data, err := readBody(r, s.opts.MaxRequestBodyBytes)
-	if err == nil {
-		data, err = toJSON(data, mt)
-	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	wo, err := parseWriteOptions(r)
+	n, data, wo, err := s.readWrite(r)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -323,3 +305,18 @@ func replaceMember(ms []jsonv.Member, key string, v *jsonv.Value) []jsonv.Member
 
 // rvString formats a resourceVersion.
 func rvString(rv int64) string { return strconv.FormatInt(rv, 10) }
+
+// finishUpdate ends a read-modify-write: with nothing changed (next is nil)
+// it returns cur, with dryRun the would-be object, otherwise what
+// commitUpdate stored. errChanged means the object moved meanwhile and the
+// caller should read it again and retry.
+func (s *Server) finishUpdate(ctx context.Context, res *Resource, cur, next *stored, dryRun bool) (*stored, error) {
+	switch {
+	case next == nil:
+		return cur, nil
+	case dryRun:
+		return next, nil
+	default:
+		return s.commitUpdate(ctx, res, cur, next)
+	}
+}
