@@ -1,6 +1,9 @@
 package rest
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // redactedMark replaces a secret when a Config is printed.
 const redactedMark = "--- REDACTED ---"
@@ -12,6 +15,11 @@ func (c Config) String() string { return fmt.Sprintf("%+v", redacted(c)) }
 
 // GoString is String for the %#v verb.
 func (c Config) GoString() string { return fmt.Sprintf("%#v", redacted(c)) }
+
+// MarshalJSON encodes c with the same secrets redacted, so a Config logged
+// as JSON (slog's JSONHandler, a debug dump) cannot leak one either. The
+// result is for reading, not for loading back: the secrets are gone.
+func (c Config) MarshalJSON() ([]byte, error) { return json.Marshal(redacted(c)) }
 
 // printableConfig has Config's fields but not its methods, so formatting it
 // does not call String again.

@@ -40,6 +40,12 @@ func watchDecoded[T any](ctx context.Context, r *Request, decode func([]byte) (T
 	return watch.NewStreamWatcher(ctx, body, decode, watch.DecoderOptions{MaxFrameSize: r.c.maxFrame}), nil
 }
 
+// MaxWatchFrameBytes returns the frame bound of the request's client
+// (Config.MaxWatchFrameBytes; 0 means watch.DefaultMaxFrameSize). Code that
+// decodes the body of Stream as a watch passes it to
+// watch.DecoderOptions.MaxFrameSize, as Watch and WatchAs do.
+func (r *Request) MaxWatchFrameBytes() int { return r.c.maxFrame }
+
 // Websocket makes Watch and WatchAs use a websocket instead of a chunked
 // HTTP response: the server then sends one text message per event. The
 // connection carries the same TLS configuration and credentials.

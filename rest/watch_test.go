@@ -246,6 +246,10 @@ func TestWatchFrameBoundFromConfig(t *testing.T) {
 	assert.Equal(t, watch.DecodeFailed, got[0].Type)
 	assert.ErrorIs(t, got[0].Err, watch.ErrFrameTooLarge)
 
+	// Code that decodes Stream itself reads the same bound off the request.
+	assert.Equal(t, 64, c.Get().MaxWatchFrameBytes())
+	assert.Zero(t, newTestClient(t, &Config{Host: url}).Get().MaxWatchFrameBytes(), "0: the decoder's default")
+
 	_, err = NewClient(&Config{Host: url, MaxWatchFrameBytes: -1})
 	assert.ErrorContains(t, err, "MaxWatchFrameBytes")
 }
