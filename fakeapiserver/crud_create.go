@@ -157,7 +157,11 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 		}
 	}
 	if res.Namespaced {
-		if err := s.checkNamespaceForCreate(m.Namespace); err != nil {
+		name := m.Name
+		if generated {
+			name = ""
+		}
+		if err := s.checkNamespaceForCreate(res, m.Namespace, name); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -268,16 +272,21 @@ func encodeRest(rest []jsonv.Member) []byte {
 	return buf
 }
 
-// checkNamespaceForCreate applies the namespace lifecycle rules: the
-// namespace must exist and not be terminating.
-func (s *Server) checkNamespaceForCreate(ns string) error {
+// checkNamespaceForCreate applies the namespace lifecycle rules to a
+// create of res named name ("" when generated): the namespace must exist
+// and not be terminating.
+func (s *Server) checkNamespaceForCreate(res *Resource, ns, name string) error {
 	o := s.store.get("/namespaces", ns)
 	if o == nil {
 		return errNotFoundGR("", "namespaces", ns)
 	}
 	if o.meta.DeletionTimestamp != nil {
-		st := newStatus(403, meta.ReasonForbidden, fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", ns))
-		st.Details = &meta.StatusDetails{Name: ns, Kind: "namespaces", Causes: []meta.StatusCause{{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"}}}
+		what := res.groupResource()
+		if name != "" {
+			what += " " + strconv.Quote(name)
+		}
+		st := newStatus(403, meta.ReasonForbidden, fmt.Sprintf("%s is forbidden: unable to create new content in namespace %s because it is being terminated", what, ns))
+		st.Details = &meta.StatusDetails{Name: name, Group: res.Group, Kind: res.Name, Causes: []meta.StatusCause{{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"}}}
 		return st
 	}
 	return nil

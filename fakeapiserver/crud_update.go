@@ -236,7 +236,8 @@ func updateType(res *Resource, apiVersion string) apply.Type {
 func (s *Server) commitUpdate(ctx context.Context, res *Resource, cur, next *stored) (*stored, error) {
 	typ := watch.Modified
 	if next.meta.DeletionTimestamp != nil && len(next.meta.Finalizers) == 0 &&
-		(next.meta.DeletionGracePeriodSeconds == nil || *next.meta.DeletionGracePeriodSeconds == 0) {
+		(next.meta.DeletionGracePeriodSeconds == nil || *next.meta.DeletionGracePeriodSeconds == 0) &&
+		!specFinalizersRemain(res, next) {
 		typ = watch.Deleted
 	}
 	obj, err := s.store.commit(res.storageKey(), cur.key, typ, cur, func(rv int64) (*stored, error) {

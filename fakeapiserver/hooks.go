@@ -23,6 +23,7 @@ type deleteHook func(ctx context.Context, res *Resource, cur *stored, opts delet
 type afterHook func(ctx context.Context, typ watch.EventType, prev, obj *stored)
 
 func (s *Server) installHooks() {
+	s.gc = newCollector()
 	s.createHooks = map[string]objectHook{
 		"/namespaces": s.namespaceCreateHook,
 		"apiextensions.k8s.io/customresourcedefinitions": s.crdHook,
@@ -38,9 +39,11 @@ func (s *Server) installHooks() {
 	}
 }
 
-// afterWrite runs the resource's after-write hook, if any.
+// afterWrite runs the resource's after-write hook, if any, then the
+// garbage collector and namespace deletion (gc.go, namespaces.go).
 func (s *Server) afterWrite(ctx context.Context, res *Resource, typ watch.EventType, prev, obj *stored) {
 	if h := s.afterHooks[res.storageKey()]; h != nil {
 		h(ctx, typ, prev, obj)
 	}
+	s.collect(ctx, res, typ, prev, obj)
 }

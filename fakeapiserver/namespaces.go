@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/meta"
@@ -11,16 +14,26 @@ import (
 )
 
 // Namespaces: created with the "kubernetes" finalizer in spec; deleting one
-// marks it Terminating, deletes everything in it and then removes it (the
-// namespace controller's job on a real cluster, done here at once so tests
-// need no controller). The default namespaces cannot be deleted.
+// marks it Terminating (creates inside it are then refused with 403),
+// deletes everything in it through the ordinary delete path (so finalizers
+// hold objects, and the namespace with them, and owners cascade) and, once
+// nothing is left, removes the "kubernetes" finalizer, which deletes it.
+// That is the namespace controller's job on a real cluster; here the
+// server does it right after each write that could let it progress, so
+// tests need no controller. While content remains the namespace carries
+// the controller's status conditions (NamespaceContentRemaining,
+// NamespaceFinalizersRemaining…). The default namespaces cannot be
+// deleted.
 
 var protectedNamespaces = map[string]bool{"default": true, "kube-system": true, "kube-public": true}
+
+// finalizerKubernetes is the namespace controller's spec finalizer.
+const finalizerKubernetes = "kubernetes"
 
 func (s *Server) namespaceCreateHook(_ context.Context, _ *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error) {
 	if findMember(rest, "spec") == nil {
 		spec := jsonv.NewObject()
-		spec.Set("finalizers", jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{jsonv.NewString("kubernetes")}})
+		spec.Set("finalizers", jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{jsonv.NewString(finalizerKubernetes)}})
 		rest = replaceMember(rest, "spec", &spec)
 	}
 	return rest, nil
@@ -35,17 +48,13 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *st
 	}
 	terminating := cur
 	if cur.meta.DeletionTimestamp == nil {
-		m := cloneMeta(cur.meta)
-		t := meta.NewTime(s.clock.Now())
-		m.DeletionTimestamp = &t
-		zero := int64(0)
-		m.DeletionGracePeriodSeconds = &zero
-		rest, err := restOf(cur)
-		if err != nil {
-			return true, nil, err
-		}
-		rest = setStatusPhase(rest, "Terminating")
-		next, err := assemble(cur.kind, cur.apiVersion, m, encodeRest(rest), cur.fields)
+		next, err := rewritten(res, cur, true, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
+			t := meta.NewTime(s.clock.Now())
+			m.DeletionTimestamp = &t
+			zero := int64(0)
+			m.DeletionGracePeriodSeconds = &zero
+			return setStatusPhase(rest, "Terminating"), true
+		})
 		if err != nil {
 			return true, nil, err
 		}
@@ -58,36 +67,195 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *st
 		if err != nil {
 			return true, nil, err
 		}
+		s.afterWrite(ctx, res, watch.Modified, cur, terminating)
 	}
-	s.emptyNamespace(ctx, name)
-	_, err := s.store.commit(res.storageKey(), terminating.key, watch.Deleted, terminating, func(rv int64) (*stored, error) {
-		return terminating.withResourceVersion(rv)
-	})
-	if err != nil && !errors.Is(err, errChanged) {
-		return true, nil, err
+	s.syncNamespace(ctx, name)
+	if now := s.store.get(res.storageKey(), cur.key); now != nil && now.meta.UID == cur.meta.UID {
+		return true, now, nil
 	}
 	return true, terminating, nil
 }
 
-// emptyNamespace deletes every namespaced object in ns, finalizers or not.
-func (s *Server) emptyNamespace(ctx context.Context, ns string) {
-	for _, grp := range s.registry.snapshot() {
-		for _, v := range grp.versions {
-			for _, res := range v.resources {
-				if !res.Namespaced {
-					continue
-				}
-				snap, _ := s.store.current(res.storageKey())
-				snap.Ascend(ns+"/", func(key string, obj *stored) bool {
-					if obj.meta.Namespace != ns {
-						return false
-					}
-					_, _ = s.store.commit(res.storageKey(), key, watch.Deleted, obj, func(rv int64) (*stored, error) {
-						return obj.withResourceVersion(rv)
-					})
-					return true
-				})
+// namespaceTerminating reports whether namespace ns is being deleted.
+func (s *Server) namespaceTerminating(ns string) bool {
+	o := s.store.get("/namespaces", ns)
+	return o != nil && o.meta.DeletionTimestamp != nil
+}
+
+// namespaceContentChanged lets a terminating namespace progress after an
+// object in it was deleted.
+func (s *Server) namespaceContentChanged(ctx context.Context, ns string) {
+	if s.namespaceTerminating(ns) {
+		s.syncNamespace(ctx, ns)
+	}
+}
+
+// syncNamespace advances the deletion of namespace ns.
+func (s *Server) syncNamespace(ctx context.Context, ns string) {
+	s.gc.run("namespace/"+ns, func() { s.syncNamespaceOnce(ctx, ns) })
+}
+
+func (s *Server) syncNamespaceOnce(ctx context.Context, name string) {
+	nsRes := s.registry.lookup("", "v1", "namespaces")
+	nsObj := s.store.get("/namespaces", name)
+	if nsRes == nil || nsObj == nil || nsObj.meta.DeletionTimestamp == nil {
+		return
+	}
+	resources := s.namespacedResources()
+	for _, res := range resources {
+		for _, obj := range s.objectsIn(res, name) {
+			if obj.meta.DeletionTimestamp == nil {
+				s.collectorDelete(ctx, res, obj, "Background")
 			}
 		}
 	}
+	remaining := map[string]int{}
+	finalizers := map[string]int{}
+	for _, res := range resources {
+		for _, obj := range s.objectsIn(res, name) {
+			remaining[res.Name+"."+res.Group]++
+			for _, f := range obj.meta.Finalizers {
+				finalizers[f]++
+			}
+		}
+	}
+	s.rewrite(ctx, nsRes, nsObj, true, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
+		if len(remaining) > 0 {
+			return setNamespaceConditions(rest, namespaceConditions(remaining, finalizers, meta.NewTime(s.clock.Now())))
+		}
+		return removeSpecFinalizer(rest, finalizerKubernetes)
+	})
+}
+
+// namespacedResources returns one served resource per namespaced storage
+// table that holds objects.
+func (s *Server) namespacedResources() []*Resource {
+	var out []*Resource
+	seen := map[string]bool{}
+	for _, grp := range s.registry.snapshot() {
+		for _, v := range grp.versions {
+			for _, res := range v.resources {
+				if !res.Namespaced || isVirtual(res) || seen[res.storageKey()] {
+					continue
+				}
+				seen[res.storageKey()] = true
+				out = append(out, res)
+			}
+		}
+	}
+	return out
+}
+
+// objectsIn returns the objects of res in namespace ns now.
+func (s *Server) objectsIn(res *Resource, ns string) []*stored {
+	snap, _ := s.store.current(res.storageKey())
+	var out []*stored
+	snap.Ascend(ns+"/", func(_ string, obj *stored) bool {
+		if obj.meta.Namespace != ns {
+			return false
+		}
+		out = append(out, obj)
+		return true
+	})
+	return out
+}
+
+// namespaceConditions are the status conditions the namespace controller
+// reports while content remains, with its messages.
+func namespaceConditions(remaining, finalizers map[string]int, now meta.Time) []map[string]any {
+	counts := func(m map[string]int, format string) string {
+		parts := make([]string, 0, len(m))
+		for k, n := range m {
+			parts = append(parts, fmt.Sprintf(format, k, n))
+		}
+		sort.Strings(parts)
+		return strings.Join(parts, ", ")
+	}
+	cond := func(typ, status, reason, msg string) map[string]any {
+		return map[string]any{"type": typ, "status": status, "lastTransitionTime": now, "reason": reason, "message": msg}
+	}
+	out := []map[string]any{
+		cond("NamespaceDeletionDiscoveryFailure", "False", "ResourcesDiscovered", "All resources successfully discovered"),
+		cond("NamespaceDeletionGroupVersionParsingFailure", "False", "ParsedGroupVersions", "All legacy kube types successfully parsed"),
+		cond("NamespaceDeletionContentFailure", "False", "ContentDeleted", "All content successfully deleted, may be waiting on finalization"),
+		cond("NamespaceContentRemaining", "True", "SomeResourcesRemain", "Some resources are remaining: "+counts(remaining, "%s has %d resource instances")),
+	}
+	if len(finalizers) > 0 {
+		out = append(out, cond("NamespaceFinalizersRemaining", "True", "SomeFinalizersRemain", "Some content in the namespace has finalizers remaining: "+counts(finalizers, "%s in %d resource instances")))
+	} else {
+		out = append(out, cond("NamespaceFinalizersRemaining", "False", "ContentHasNoFinalizers", "All content-preserving finalizers finished"))
+	}
+	return out
+}
+
+// setNamespaceConditions sets status.conditions, keeping the transition
+// time of a condition whose status did not change; it reports whether
+// anything changed.
+func setNamespaceConditions(rest []jsonv.Member, conds []map[string]any) ([]jsonv.Member, bool) {
+	st := jsonv.NewObject()
+	if cur := findMember(rest, "status"); cur != nil && cur.Kind == jsonv.Object {
+		st = cur.Clone()
+	}
+	old := st.Get("conditions")
+	for _, c := range conds {
+		if old == nil || old.Kind != jsonv.Array {
+			break
+		}
+		for _, o := range old.Arr {
+			if t := o.Get("type"); t != nil && t.Str == c["type"] {
+				if v := o.Get("status"); v != nil && v.Str == c["status"] {
+					if lt := o.Get("lastTransitionTime"); lt != nil {
+						c["lastTransitionTime"] = lt.Str
+					}
+				}
+			}
+		}
+	}
+	parsed, err := jsonv.Parse(marshal(conds))
+	if err != nil {
+		return rest, false
+	}
+	if old != nil && jsonv.Equal(*old, parsed.Value) {
+		return rest, false
+	}
+	st.Set("conditions", parsed.Value)
+	return replaceMember(rest, "status", &st), true
+}
+
+// removeSpecFinalizer removes f from spec.finalizers.
+func removeSpecFinalizer(rest []jsonv.Member, f string) ([]jsonv.Member, bool) {
+	spec := findMember(rest, "spec")
+	if spec == nil || spec.Kind != jsonv.Object {
+		return rest, false
+	}
+	fs := spec.Get("finalizers")
+	if fs == nil || fs.Kind != jsonv.Array {
+		return rest, false
+	}
+	kept := slices.DeleteFunc(slices.Clone(fs.Arr), func(v jsonv.Value) bool { return v.Kind == jsonv.String && v.Str == f })
+	if len(kept) == len(fs.Arr) {
+		return rest, false
+	}
+	next := spec.Clone()
+	next.Set("finalizers", jsonv.Value{Kind: jsonv.Array, Arr: kept})
+	return replaceMember(rest, "spec", &next), true
+}
+
+// specFinalizersRemain reports whether obj is a namespace whose
+// spec.finalizers still hold it: an update that leaves metadata.finalizers
+// empty does not delete such a namespace.
+func specFinalizersRemain(res *Resource, obj *stored) bool {
+	if res.storageKey() != "/namespaces" {
+		return false
+	}
+	doc, err := obj.document()
+	if err != nil {
+		return false
+	}
+	spec := doc.Get("spec")
+	if spec == nil {
+		return false
+	}
+	fs := spec.Get("finalizers")
+	return fs != nil && fs.Kind == jsonv.Array && len(fs.Arr) > 0
 }

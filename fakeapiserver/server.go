@@ -66,6 +66,8 @@ type Server struct {
 	updateHooks map[string]objectHook
 	deleteHooks map[string]deleteHook
 	afterHooks  map[string]afterHook
+	// gc is the garbage collector's state (gc.go); set once in New.
+	gc *collector
 
 	// stop ends the background goroutines.
 	stop   context.CancelFunc
