@@ -94,7 +94,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 			writeStatus(w, r, patchError(err))
 			return
 		}
-		in, err := s.decodeObject(res, info.version, jsonv.Marshal(patched), wo.validation)
+		in, err := s.decodePatched(res, info.version, jsonv.Marshal(patched), wo.validation)
 		if err != nil {
 			writeError(w, r, err)
 			return

@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -65,7 +65,7 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 		return nil, errBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: json: cannot unmarshal %v into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", doc.Kind))
 	}
 	in := &incoming{kind: res.Kind, apiVersion: gv(res.Group, version)}
-	cannot := func(format string, args ...any) error {
+	cannot := func(format string, args ...any) *meta.Status {
 		return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", in.kind, version, res.Kind, fmt.Sprintf(format, args...)))
 	}
 	var metaRaw *jsonv.Value
@@ -104,36 +104,29 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 	}
 	in.apiVersion = gv(res.Group, version)
 
-	var unknown []string
-	for _, d := range parsed.Duplicates {
-		unknown = append(unknown, fmt.Sprintf("json: duplicate field %q", d))
-	}
 	in.meta = &meta.ObjectMeta{}
-	if metaRaw != nil && metaRaw.Kind != jsonv.Null {
-		if metaRaw.Kind != jsonv.Object {
-			return nil, cannot("json: cannot unmarshal %v into Go struct field %s.metadata of type v1.ObjectMeta", metaRaw.Kind, res.Kind)
-		}
-		raw := jsonv.Marshal(*metaRaw)
-		if err := json.Unmarshal(raw, in.meta); err != nil {
+	if metaRaw != nil && metaRaw.Kind != jsonv.Null && metaRaw.Kind != jsonv.Object {
+		detail := fmt.Sprintf("json: cannot unmarshal %v into Go struct field %s.metadata of type v1.ObjectMeta", goKind(metaRaw.Kind), res.Kind)
+		return nil, &bodyError{status: cannot("%s", detail), detail: detail}
+	}
+	walk := s.checkTypes(res, version, &doc, parsed.Duplicates)
+	if walk.err != "" {
+		return nil, &bodyError{status: cannot("%s", walk.err), detail: walk.err}
+	}
+	if metaRaw != nil && metaRaw.Kind == jsonv.Object {
+		if err := json.Unmarshal(jsonv.Marshal(*metaRaw), in.meta); err != nil {
 			return nil, cannot("%v", err)
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		var probe meta.ObjectMeta
-		if err := dec.Decode(&probe); err != nil {
-			if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-				unknown = append(unknown, fmt.Sprintf("unknown field \"metadata.%s\"", strings.Trim(f, `"`)))
-			}
 		}
 	}
 	switch validation {
 	case "Strict":
-		if len(unknown) > 0 {
-			return nil, errBadRequest("strict decoding error: " + strings.Join(unknown, ", "))
+		if len(walk.fields) > 0 {
+			detail := "strict decoding error: " + strings.Join(walk.fields, ", ")
+			return nil, &bodyError{status: cannot("%s", detail), detail: detail}
 		}
 	case "Ignore":
 	default:
-		in.warnings = unknown
+		in.warnings = walk.fields
 	}
 	return in, nil
 }
@@ -152,4 +145,55 @@ func splitGV(apiVersion string) (string, string) {
 		return g, v
 	}
 	return "", apiVersion
+}
+
+// bodyError is a body the kind's Go type would not decode (a wrong type, a
+// bad quantity, a strict-mode unknown field): the 400 a create or update
+// gets, and the bare decoding message, which a patch reports as its own
+// 422 (decodePatched).
+type bodyError struct {
+	status *meta.Status
+	detail string
+}
+
+func (e *bodyError) Error() string { return e.status.Error() }
+
+// Unwrap gives the Status, so writeError sends the 400.
+func (e *bodyError) Unwrap() error { return e.status }
+
+// checkTypes walks a decoded body against the schema of res's kind at
+// version (see validation_types.go). A kind the built-in schemas do not
+// know (a custom resource) has its metadata checked alone.
+func (s *Server) checkTypes(res *Resource, version string, doc *jsonv.Value, duplicates []string) *schemaWalk {
+	defs := openapi.Builtin()
+	w := newSchemaWalk(defs, duplicates)
+	if name, schema, ok := defs.ForKind(openapi.GVK{Group: res.Group, Version: version, Kind: res.Kind}); ok {
+		w.object(doc, schema, fieldPath{goStruct: structName(name)})
+		return w
+	}
+	if i := doc.Index("metadata"); i >= 0 && doc.Obj[i].Value.Kind == jsonv.Object {
+		// A custom resource's metadata is decoded on its own, so the
+		// real server's type errors name ObjectMeta.labels, not
+		// ObjectMeta.metadata.labels.
+		at := fieldPath{path: "metadata", dupPath: "metadata", goStruct: structName(defObjectMeta)}
+		w.object(&doc.Obj[i].Value, &openapi.Schema{Ref: defObjectMeta}, at)
+	}
+	if res.Custom {
+		// Unknown fields outside metadata belong to the CRD's schema,
+		// which is not checked; duplicates are still reported.
+		w.dups = nil
+	}
+	return w
+}
+
+// decodePatched decodes the object a JSON, merge or strategic merge patch
+// produced. A result the kind's Go type would not decode is the real
+// server's 422 on the field "patch", quoting the patched object.
+func (s *Server) decodePatched(res *Resource, version string, patched []byte, validation string) (*incoming, error) {
+	in, err := s.decodeObject(res, version, patched, validation)
+	var be *bodyError
+	if errors.As(err, &be) {
+		return nil, errInvalid("", "", "", []fieldError{invalid("patch", string(patched), be.detail)})
+	}
+	return in, err
 }

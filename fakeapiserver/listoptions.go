@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,6 +43,14 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watc
 		return o, errBadRequest(err.Error())
 	}
 	o.rv = q.Get("resourceVersion")
+	if isWatch {
+		// The real server lets this storage error through as a 500; the
+		// fake server never answers 500 to what a client sent, so it
+		// refuses the parameter as a list does (docs/fidelity.md).
+		if _, err := parseRV(o.rv); err != nil {
+			return o, errBadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.rv, err))
+		}
+	}
 	o.match = q.Get("resourceVersionMatch")
 	o.cont = q.Get("continue")
 	if v := q.Get("limit"); v != "" {

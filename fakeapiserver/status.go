@@ -127,6 +127,8 @@ func (e fieldError) body() string {
 		s = "Duplicate value"
 	case meta.CauseFieldValueNotFound:
 		s = "Not found"
+	case causeFieldValueTooLong:
+		s = "Too long"
 	default:
 		s = string(e.typ)
 	}

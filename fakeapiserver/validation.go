@@ -9,8 +9,10 @@ import (
 	"github.com/kubecache/kubecache/selector"
 )
 
-// Validation of what every object has: metadata. The server is schema-less,
-// so nothing outside metadata is validated (see docs/fidelity-fakeapiserver.md).
+// Validation of what every object has: metadata, and of the write
+// options. The types of every field are checked against the kind's schema
+// in validation_types.go; what is not validated is listed in
+// docs/fidelity-fakeapiserver.md ("Validation").
 
 const (
 	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -111,7 +113,7 @@ func validateMeta(res *Resource, m *meta.ObjectMeta) []fieldError {
 		}
 	}
 	if size > 256*1024 {
-		errs = append(errs, fieldError{typ: "FieldValueTooLong", field: "metadata.annotations", detail: "Too long: may not be more than 262144 bytes"})
+		errs = append(errs, tooLong("metadata.annotations", 256*1024))
 	}
 	for i, ref := range m.OwnerReferences {
 		p := fmt.Sprintf("metadata.ownerReferences[%d]", i)
@@ -138,6 +140,16 @@ func validateMeta(res *Resource, m *meta.ObjectMeta) []fieldError {
 		}
 	}
 	return errs
+}
+
+// causeFieldValueTooLong is the cause type of a value over its length
+// limit.
+const causeFieldValueTooLong meta.CauseType = "FieldValueTooLong"
+
+// tooLong is the real server's error for a value over limit bytes (the
+// value itself is not shown).
+func tooLong(field string, limit int) fieldError {
+	return fieldError{typ: causeFieldValueTooLong, field: field, detail: fmt.Sprintf("may not be more than %d bytes", limit)}
 }
 
 func isStandardFinalizer(f string) bool {

@@ -130,8 +130,8 @@ func TestWatchValidation(t *testing.T) {
 		assert.Equal(t, `ListOptions.meta.k8s.io "" is invalid: `+tc.msg, r.status(t).Message)
 	}
 	r := c.get(cmPath + "?watch=1&resourceVersion=abc")
-	assert.Equal(t, http.StatusInternalServerError, r.code, "the real server lets this through as a 500")
-	assert.Equal(t, `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`, r.status(t).Message)
+	assert.Equal(t, http.StatusBadRequest, r.code, "a real server's 500; the fake server never answers 500 (docs/fidelity.md)")
+	assert.Equal(t, `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`, r.status(t).Message)
 	r = c.get(cmPath + "?watch=0")
 	assert.Equal(t, "ConfigMapList", r.object(t)["kind"], "watch=0 is a list")
 }

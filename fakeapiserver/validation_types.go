@@ -1,0 +1,330 @@
+package fakeapiserver
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+)
+
+// Type validation of request bodies against the kinds' OpenAPI schemas.
+//
+// The real server decodes a body into the kind's Go struct, and the Go
+// JSON decoder decides what is refused: a value of the wrong JSON type, a
+// number that does not fit its integer, a quantity or timestamp that does
+// not parse. It records unknown and duplicate fields on the way, which
+// become Warning headers or, under fieldValidation=Strict, the error. The
+// fake server stores JSON as it is, so it walks the body against the
+// schema the real server publishes (internal/openapi) once, collecting
+// both: one walk serves type errors and unknown fields alike.
+//
+// The decoder's rules, as the walk reproduces them:
+//   - null is accepted for every field (it leaves the Go zero value);
+//   - the first plain type error is kept and the walk goes on; an error
+//     from a type with its own decoding (Quantity, IntOrString, Time)
+//     stops it at once and wins over an earlier one;
+//   - a wrong value is skipped, so nothing below it is reported.
+//
+// Go type names in messages come from the schema, so a named type reads
+// as what it is built from (v1.Protocol as string, v1.ResourceList as
+// map[string]resource.Quantity).
+
+// Definitions of the types that decode themselves.
+const (
+	defQuantity    = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+	defIntOrString = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+	defTime        = "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
+	defMicroTime   = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"
+	defObjectMeta  = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+	// rfc3339Micro is metav1.MicroTime's wire layout.
+	rfc3339Micro = "2006-01-02T15:04:05.000000Z07:00"
+)
+
+// schemaWalk is one walk of a body against a schema: the first error, and
+// the unknown and duplicate fields in document order.
+type schemaWalk struct {
+	defs *openapi.Definitions
+	// dups holds the dotted paths (without list indexes) of keys the
+	// parser saw twice; each is reported once, after the key's value.
+	dups map[string]bool
+	// err is the decoding error as the real server words it ("" if none);
+	// fatal says it stopped the walk.
+	err   string
+	fatal bool
+	// fields are the unknown- and duplicate-field messages.
+	fields []string
+}
+
+// fieldPath is where the walk is: path is the field as the unknown-field
+// messages write it (with list indexes), goPath as the Go decoder's type
+// errors write it (without), dupPath as the parser's duplicate list
+// writes it, and goStruct the Go struct that holds the current field.
+type fieldPath struct {
+	path, goPath, dupPath, goStruct string
+}
+
+func (p fieldPath) child(key string) fieldPath {
+	join := func(base string) string {
+		if base == "" {
+			return key
+		}
+		return base + "." + key
+	}
+	return fieldPath{path: join(p.path), goPath: join(p.goPath), dupPath: join(p.dupPath), goStruct: p.goStruct}
+}
+
+func (p fieldPath) index(i int) fieldPath {
+	p.path += "[" + strconv.Itoa(i) + "]"
+	return p
+}
+
+// newSchemaWalk starts a walk; duplicates is the parser's list.
+func newSchemaWalk(defs *openapi.Definitions, duplicates []string) *schemaWalk {
+	w := &schemaWalk{defs: defs}
+	if len(duplicates) > 0 {
+		w.dups = make(map[string]bool, len(duplicates))
+		for _, d := range duplicates {
+			w.dups[d] = true
+		}
+	}
+	return w
+}
+
+// object walks the members of a top-level object (or of metadata alone)
+// against the struct schema s named goStruct. at is where the object sits.
+func (w *schemaWalk) object(v *jsonv.Value, s *openapi.Schema, at fieldPath) {
+	rs := w.defs.Resolve(s)
+	if rs == nil {
+		return
+	}
+	for i := range v.Obj {
+		if w.fatal {
+			return
+		}
+		m := &v.Obj[i]
+		p := at.child(m.Key)
+		if prop := rs.Property(m.Key); prop != nil {
+			w.value(&m.Value, prop, p)
+		} else if rs.AdditionalProperties != nil {
+			w.value(&m.Value, rs.AdditionalProperties, fieldPath{path: p.path, goPath: at.goPath, dupPath: p.dupPath, goStruct: at.goStruct})
+		} else if !rs.PreserveUnknownFields {
+			w.fields = append(w.fields, fmt.Sprintf("unknown field %q", p.path))
+		}
+		if w.dups[p.dupPath] {
+			delete(w.dups, p.dupPath)
+			w.fields = append(w.fields, fmt.Sprintf("duplicate field %q", p.path))
+		}
+	}
+}
+
+// value walks one value against the (unresolved) schema s of the field at.
+func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, at fieldPath) {
+	if s == nil || v.Kind == jsonv.Null || w.fatal {
+		return
+	}
+	switch s.Ref {
+	case defQuantity:
+		if msg := quantityProblem(v); msg != "" {
+			w.stop(msg)
+		}
+		return
+	case defIntOrString:
+		if v.Kind != jsonv.String {
+			if what := intProblem(v, 32); what != "" {
+				w.stop(w.typeError(what, at, "int32"))
+			}
+		}
+		return
+	case defTime, defMicroTime:
+		if v.Kind != jsonv.String {
+			w.stop(w.typeError(goKind(v.Kind), at, "string"))
+			return
+		}
+		layout := time.RFC3339
+		if s.Ref == defMicroTime {
+			layout = rfc3339Micro
+		}
+		if _, err := time.Parse(layout, v.Str); err != nil {
+			w.stop(err.Error())
+		}
+		return
+	}
+	rs := w.defs.Resolve(s)
+	if rs == nil || len(rs.OneOf) > 0 {
+		return
+	}
+	switch rs.Type {
+	case "object":
+		switch {
+		case len(rs.Properties) > 0:
+			if v.Kind != jsonv.Object {
+				w.save(w.typeError(goKind(v.Kind), at, w.goType(s)))
+				return
+			}
+			in := at
+			in.goStruct = structName(s.Ref)
+			w.object(v, rs, in)
+		case rs.AdditionalProperties != nil:
+			if v.Kind != jsonv.Object {
+				w.save(w.typeError(goKind(v.Kind), at, w.goType(s)))
+				return
+			}
+			for i := range v.Obj {
+				m := &v.Obj[i]
+				c := at.child(m.Key)
+				w.value(&m.Value, rs.AdditionalProperties, fieldPath{path: c.path, goPath: at.goPath, dupPath: c.dupPath, goStruct: at.goStruct})
+				if w.dups[c.dupPath] {
+					delete(w.dups, c.dupPath)
+					w.fields = append(w.fields, fmt.Sprintf("duplicate field %q", c.path))
+				}
+			}
+		}
+	case "array":
+		if v.Kind != jsonv.Array {
+			w.save(w.typeError(goKind(v.Kind), at, w.goType(s)))
+			return
+		}
+		for i := range v.Arr {
+			w.value(&v.Arr[i], rs.Items, at.index(i))
+		}
+	case "string":
+		switch {
+		case rs.Format == "byte" && v.Kind == jsonv.String:
+			if _, err := base64.StdEncoding.DecodeString(v.Str); err != nil {
+				w.save(err.Error())
+			}
+		case rs.Format == "byte" && v.Kind == jsonv.Array:
+			for i := range v.Arr {
+				if what := intProblem(&v.Arr[i], -8); what != "" {
+					w.save(w.typeError(what, at, "uint8"))
+				}
+			}
+		case v.Kind != jsonv.String:
+			w.save(w.typeError(goKind(v.Kind), at, w.goType(s)))
+		}
+	case "integer":
+		bits := 64
+		if rs.Format == "int32" {
+			bits = 32
+		}
+		if what := intProblem(v, bits); what != "" {
+			w.save(w.typeError(what, at, w.goType(s)))
+		}
+	case "number":
+		if v.Kind != jsonv.Number {
+			w.save(w.typeError(goKind(v.Kind), at, "float64"))
+		} else if _, err := strconv.ParseFloat(v.Str, 64); err != nil {
+			w.save(w.typeError("number "+v.Str, at, "float64"))
+		}
+	case "boolean":
+		if v.Kind != jsonv.Bool {
+			w.save(w.typeError(goKind(v.Kind), at, "bool"))
+		}
+	}
+}
+
+// save keeps the first plain decoding error; the walk goes on.
+func (w *schemaWalk) save(msg string) {
+	if w.err == "" {
+		w.err = msg
+	}
+}
+
+// stop records an error that ends decoding; it wins over a saved one.
+func (w *schemaWalk) stop(msg string) {
+	w.err, w.fatal = msg, true
+}
+
+// typeError words a type mismatch as the Go decoder does.
+func (w *schemaWalk) typeError(what string, at fieldPath, goType string) string {
+	return "json: cannot unmarshal " + what + " into Go struct field " + at.goStruct + "." + at.goPath + " of type " + goType
+}
+
+// goKind names a JSON type as the Go decoder's errors do.
+func goKind(k jsonv.Kind) string {
+	if k == jsonv.Bool {
+		return "bool"
+	}
+	return k.String()
+}
+
+// intProblem says what is wrong with v as a Go integer of the given bits
+// ("" when nothing is): its JSON type, or "number <literal>" when it is a
+// number that is not an integer or does not fit. Bits below 0 mean an
+// unsigned integer of -bits.
+func intProblem(v *jsonv.Value, bits int) string {
+	if v.Kind != jsonv.Number {
+		return goKind(v.Kind)
+	}
+	var err error
+	if bits < 0 {
+		_, err = strconv.ParseUint(v.Str, 10, -bits)
+	} else {
+		_, err = strconv.ParseInt(v.Str, 10, bits)
+	}
+	if err != nil {
+		return "number " + v.Str
+	}
+	return ""
+}
+
+// goType names the Go type the real server decodes a field of schema s
+// into, as its errors write it.
+func (w *schemaWalk) goType(s *openapi.Schema) string {
+	return schemaGoType(w.defs, s, 0)
+}
+
+func schemaGoType(defs *openapi.Definitions, s *openapi.Schema, depth int) string {
+	if s == nil || depth > 8 {
+		return "interface {}"
+	}
+	if s.Ref != "" {
+		return packageName(s.Ref) + "." + structName(s.Ref)
+	}
+	switch s.Type {
+	case "array":
+		return "[]" + schemaGoType(defs, s.Items, depth+1)
+	case "object":
+		if s.AdditionalProperties != nil {
+			return "map[string]" + schemaGoType(defs, s.AdditionalProperties, depth+1)
+		}
+		return "map[string]interface {}"
+	case "string":
+		if s.Format == "byte" {
+			return "[]uint8"
+		}
+		return "string"
+	case "integer":
+		if s.Format == "int32" {
+			return "int32"
+		}
+		return "int64"
+	case "number":
+		return "float64"
+	case "boolean":
+		return "bool"
+	}
+	return "interface {}"
+}
+
+// structName is the Go type of a definition: its last dotted segment
+// ("io.k8s.api.apps.v1.DeploymentSpec" → "DeploymentSpec").
+func structName(def string) string {
+	return def[strings.LastIndexByte(def, '.')+1:]
+}
+
+// packageName is the Go package of a definition: the segment before the
+// type ("io.k8s.api.apps.v1.DeploymentSpec" → "v1").
+func packageName(def string) string {
+	i := strings.LastIndexByte(def, '.')
+	if i < 0 {
+		return ""
+	}
+	pkg := def[:i]
+	return pkg[strings.LastIndexByte(pkg, '.')+1:]
+}
