@@ -55,6 +55,11 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			writeStatus(w, r, applyError(err))
 			return
 		}
+		managed, err := meta.ParseManagedFields(result.ManagedFields)
+		if err != nil {
+			writeStatus(w, r, errInternal(err))
+			return
+		}
 		if cur != nil && !result.Changed {
 			writeBody(w, n, http.StatusOK, encodeObject(cur, n.format, apiVersion))
 			return
@@ -74,7 +79,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 				return
 			}
 			in.meta.ResourceVersion = ""
-			wo.managed = result.ManagedFields
+			wo.managed = managed
 			obj, warnings, err := s.createDecoded(r.Context(), res, ns, in, wo)
 			var st *meta.Status
 			if errors.As(err, &st) && st.IsAlreadyExists() {
@@ -89,7 +94,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 		in.meta.ResourceVersion = cur.meta.ResourceVersion
-		next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.meta, in.rest, info.subresource, req.Manager, apiVersion, result.ManagedFields)
+		next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.meta, in.rest, info.subresource, req.Manager, apiVersion, managed)
 		if err != nil {
 			writeError(w, r, err)
 			return

@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,7 +21,7 @@ type writeOptions struct {
 	validation string
 	// managed, when set (server-side apply), is the managedFields to
 	// store instead of recording an Update entry.
-	managed json.RawMessage
+	managed meta.ManagedFields
 }
 
 // parseWriteOptions reads the options of a create, update or patch;
@@ -179,8 +178,10 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 		if err != nil {
 			return nil, nil, err
 		}
-		m.ManagedFields = apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.apiVersion), apply.Request{
-			Manager: wo.manager, APIVersion: in.apiVersion, StatusSubresource: res.hasStatus(), Now: now})
+		if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.apiVersion), apply.Request{
+			Manager: wo.manager, APIVersion: in.apiVersion, StatusSubresource: res.hasStatus(), Now: now})); err != nil {
+			return nil, nil, errInternal(err)
+		}
 	}
 	restJSON := encodeRest(rest)
 	if wo.dryRun {

@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -116,7 +115,7 @@ func (s *Server) prepareUpdate(ctx context.Context, res *Resource, cur *stored, 
 // prepareUpdateManaged is prepareUpdate with the managedFields to store
 // given (server-side apply computes them) rather than recorded as an
 // Update entry; nil records the entry.
-func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *stored, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed json.RawMessage) (*stored, error) {
+func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *stored, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed meta.ManagedFields) (*stored, error) {
 	oldRest, err := restOf(cur)
 	if err != nil {
 		return nil, err
@@ -207,9 +206,11 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 	if err != nil {
 		return nil, err
 	}
-	m.ManagedFields = apply.Update(live, written, updateType(res, apiVersion), apply.Request{
+	if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(live, written, updateType(res, apiVersion), apply.Request{
 		Manager: manager, APIVersion: apiVersion, Subresource: subresource,
-		StatusSubresource: res.hasStatus(), Now: s.clock.Now()})
+		StatusSubresource: res.hasStatus(), Now: s.clock.Now()})); err != nil {
+		return nil, errInternal(err)
+	}
 	return assemble(cur.kind, apiVersion, m, restJSON, fields)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
@@ -169,10 +170,7 @@ func cloneMeta(m *meta.ObjectMeta) *meta.ObjectMeta {
 	if m.Finalizers == nil {
 		c.Finalizers = nil
 	}
-	c.ManagedFields = append(json.RawMessage(nil), m.ManagedFields...)
-	if m.ManagedFields == nil {
-		c.ManagedFields = nil
-	}
+	c.ManagedFields = slices.Clone(m.ManagedFields) // nil stays nil; entries are immutable values
 	if m.DeletionTimestamp != nil {
 		t := *m.DeletionTimestamp
 		c.DeletionTimestamp = &t

@@ -218,6 +218,7 @@ var (
 	objectMetaType      = reflect.TypeFor[ObjectMeta]()
 	ownerReferenceType  = reflect.TypeFor[OwnerReference]()
 	rawMessageType      = reflect.TypeFor[json.RawMessage]()
+	fieldsV1Type        = reflect.TypeFor[FieldsV1]()
 	stringType          = reflect.TypeFor[string]()
 	stringMapType       = reflect.TypeFor[map[string]string]()
 )
@@ -386,6 +387,8 @@ func (b *planBuilder) valueType(t reflect.Type, intern bool) valueDecoder {
 		return decodeTime
 	case t == rawMessageType:
 		return decodeRawMessage
+	case t == fieldsV1Type:
+		return decodeFieldsV1
 	case t.Kind() == reflect.Pointer:
 		return b.pointerType(t, intern)
 	case reflect.PointerTo(t).Implements(jsonUnmarshalerType):
@@ -786,6 +789,19 @@ func decodeRawMessage(s *scanner, v reflect.Value) error {
 	raw := make([]byte, len(span))
 	copy(raw, span)
 	v.SetBytes(raw)
+	return nil
+}
+
+// decodeFieldsV1 decodes a FieldsV1 as its UnmarshalJSON does, without
+// checking the value twice.
+func decodeFieldsV1(s *scanner, v reflect.Value) error {
+	f, err := s.fieldsV1()
+	if err != nil {
+		return err
+	}
+	if !f.IsZero() {
+		v.Set(reflect.ValueOf(f)) // null leaves the value, as encoding/json does
+	}
 	return nil
 }
 

@@ -20,9 +20,19 @@
 // Objects handed out by caches are shared and must not be modified; Clone
 // makes a private copy.
 //
+// # Memory
+//
+// A decoded object shares what repeats across objects and cannot change:
+// short strings (namespaces, label keys and values, images) through the
+// intern table, and the field sets of metadata.managedFields (FieldsV1),
+// which objects made by one controller have in common, stored once each.
+// Both are immutable strings, so sharing them never lets one object's
+// change show in another.
+//
 // # Files
 //
 //	types.go          TypeMeta, ObjectMeta, OwnerReference, ListMeta
+//	managed_fields.go ManagedFields, ManagedFieldsEntry, FieldsV1 (field sets shared between objects)
 //	object.go         the Object interface, New, Decode, Key
 //	decode_struct.go  Decode's one-pass decoder for user types, with encoding/json's result
 //	intern.go         the table that shares the bytes of short repeated strings

@@ -1,8 +1,8 @@
 package meta
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -159,19 +159,69 @@ func (s *scanner) stringSlice(field string) ([]string, error) {
 
 // ownerReferences decodes metadata.ownerReferences; null reads as nil.
 func (s *scanner) ownerReferences() ([]OwnerReference, error) {
-	const field = "metadata.ownerReferences"
+	return objectList(s, "metadata.ownerReferences", "an array of owner references", func(ref *OwnerReference, path string, key []byte) error {
+		var err error
+		switch string(key) {
+		case "apiVersion":
+			ref.APIVersion, err = s.memberString(path, "apiVersion")
+		case "kind":
+			ref.Kind, err = s.memberString(path, "kind")
+		case "name":
+			ref.Name, err = s.memberString(path, "name")
+		case "uid":
+			ref.UID, err = s.memberString(path, "uid")
+		case "controller":
+			ref.Controller, err = memberValue(s.boolPtr, path, "controller")
+		case "blockOwnerDeletion":
+			ref.BlockOwnerDeletion, err = memberValue(s.boolPtr, path, "blockOwnerDeletion")
+		default:
+			err = s.skipValue()
+		}
+		return err
+	})
+}
+
+// memberString decodes the string value of the member name of the
+// object at path, interned; the member's path is built only for an error.
+func (s *scanner) memberString(path, name string) (string, error) {
+	return memberValue(s.internedStringValue, path, name)
+}
+
+// memberValue decodes the value of the member name of the object at path
+// with decode, building the member's path only for a TypeError.
+func memberValue[V any](decode func(field string) (V, error), path, name string) (V, error) {
+	v, err := decode("")
+	return v, atMember(err, path, name)
+}
+
+// atMember names the member name of the object at path in err when it is
+// a TypeError decoded without a field name.
+func atMember(err error, path, name string) error {
+	var te *TypeError
+	if errors.As(err, &te) && te.Field == "" {
+		te.Field = path + "." + name
+	}
+	return err
+}
+
+// objectList decodes an array of objects at s.pos into a slice sized
+// exactly: null reads as nil, [] as an empty slice, a null element as a
+// zero E. member decodes the value of the member named key (unescaped) of
+// the element e at path, such as "metadata.ownerReferences[0]". want
+// describes the array in a TypeError.
+func objectList[E any](s *scanner, field, want string, member func(e *E, path string, key []byte) error) ([]E, error) {
 	switch s.peek() {
 	case 'n':
 		return nil, s.literal("null")
 	case '[':
 	default:
-		return nil, s.typeError(field, "an array of owner references")
+		return nil, s.typeError(field, want)
 	}
-	refs := []OwnerReference{}
+	out := []E{}
 	err := s.array(func(i int) error {
-		var ref OwnerReference
+		var e E
 		if s.null() {
-			refs = append(refs, ref)
+			out = append(out, e)
 			return nil
 		}
 		path := field + "[" + strconv.Itoa(i) + "]"
@@ -182,41 +232,29 @@ func (s *scanner) ownerReferences() ([]OwnerReference, error) {
 			if escaped {
 				key = []byte(unquote(key))
 			}
-			var err error
-			switch name := string(key); {
-			case name == "apiVersion":
-				ref.APIVersion, err = s.internedStringValue(path + ".apiVersion")
-			case name == "kind":
-				ref.Kind, err = s.internedStringValue(path + ".kind")
-			case name == "name":
-				ref.Name, err = s.internedStringValue(path + ".name")
-			case name == "uid":
-				ref.UID, err = s.internedStringValue(path + ".uid")
-			case name == "controller":
-				ref.Controller, err = s.boolPtr(path + ".controller")
-			case name == "blockOwnerDeletion":
-				ref.BlockOwnerDeletion, err = s.boolPtr(path + ".blockOwnerDeletion")
-			default:
-				err = s.skipValue()
-			}
-			return err
+			return member(&e, path, key)
 		})
-		refs = append(refs, ref)
+		out = append(out, e)
 		return err
 	})
-	return refs, err
+	if err != nil {
+		return nil, err
+	}
+	if cap(out) != len(out) {
+		out = slices.Clone(out) // held as long as the object: no spare capacity
+	}
+	return out, nil
 }
 
 // rawMetadata holds the parts of a metadata object that are kept as JSON,
-// as spans of the scanner's input: managedFields, and the members whose
-// keys ObjectMeta does not know (each "key":value).
+// as spans of the scanner's input: the members whose keys ObjectMeta does
+// not know (each "key":value).
 type rawMetadata struct {
-	managedFields []byte
-	unknown       [][]byte
+	unknown [][]byte
 }
 
 // objectMeta decodes a metadata object (or null) at s.pos into m, which
-// must be zero. ManagedFields and unknown members go to raw.
+// must be zero. Unknown members go to raw.
 func (s *scanner) objectMeta(m *ObjectMeta, raw *rawMetadata) error {
 	switch s.peek() {
 	case 'n':
@@ -271,10 +309,7 @@ func (s *scanner) objectMeta(m *ObjectMeta, raw *rawMetadata) error {
 		case "finalizers":
 			m.Finalizers, err = s.stringSlice("metadata.finalizers")
 		case "managedFields":
-			raw.managedFields = nil
-			if !s.null() {
-				raw.managedFields, err = s.valueSpan()
-			}
+			m.ManagedFields, err = s.managedFields("metadata.managedFields")
 		default:
 			if err = s.skipValue(); err == nil {
 				raw.unknown = append(raw.unknown, s.data[start:s.pos])
@@ -317,7 +352,7 @@ func deepCopyObjectMeta(m *ObjectMeta) ObjectMeta {
 	c.Labels = maps.Clone(m.Labels)
 	c.Annotations = maps.Clone(m.Annotations)
 	c.Finalizers = slices.Clone(m.Finalizers)
-	c.ManagedFields = bytes.Clone(m.ManagedFields)
+	c.ManagedFields = slices.Clone(m.ManagedFields) // entries hold only immutable values
 	if m.OwnerReferences != nil {
 		c.OwnerReferences = make([]OwnerReference, len(m.OwnerReferences))
 		for i, r := range m.OwnerReferences {

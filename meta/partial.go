@@ -53,8 +53,6 @@ func (p *PartialObjectMetadata) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	raw.unknown = nil
-	n.ManagedFields, _ = ownRawMetadata(&raw, s.spaced)
 	*p = n
 	return nil
 }

@@ -23,7 +23,7 @@ func FuzzObjectMetaMatchesEncodingJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"b","uid":"u","resourceVersion":"1","generation":2,` +
 			`"creationTimestamp":"2025-01-01T00:00:00Z","deletionTimestamp":"2025-01-02T00:00:00+01:00","deletionGracePeriodSeconds":30,` +
-			`"labels":{"a":"b","c":null},"annotations":{},"finalizers":["f",null],"managedFields":[ {"x" : 1} ],` +
+			`"labels":{"a":"b","c":null},"annotations":{},"finalizers":["f",null],"managedFields":[ {"x" : 1}, null, {"manager":"m","operation":"Update","apiVersion":"v1","time":"2025-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{ "f:a" : {} },"subresource":"status"}, {"fieldsV1":null,"time":null} ],` +
 			`"ownerReferences":[{"apiVersion":"v1","kind":"K","name":"n","uid":"u","controller":true,"blockOwnerDeletion":null},null]},"spec":{}}`,
 		`{"metadata":{"generation":-0,"labels":null,"ownerReferences":[],"finalizers":[]}}`,
 		`{"metadata":{"generation":1e2}}`, `{"metadata":{"creationTimestamp":""}}`, `{"metadata":null}`, `{}`,
@@ -56,26 +56,18 @@ func FuzzObjectMetaMatchesEncodingJSON(f *testing.F) {
 
 // normalize maps the representations the two decoders legitimately choose
 // differently onto one: a zero deletionTimestamp is no deletionTimestamp,
-// and managedFields is compact, with null meaning none.
 func normalize(m *meta.ObjectMeta) {
 	if m.DeletionTimestamp != nil && m.DeletionTimestamp.IsZero() {
 		m.DeletionTimestamp = nil
 	}
-	if m.ManagedFields != nil {
-		var b bytes.Buffer
-		if json.Compact(&b, m.ManagedFields) == nil {
-			m.ManagedFields = b.Bytes()
-		}
-		if string(m.ManagedFields) == "null" {
-			m.ManagedFields = nil
-		}
-	}
 }
 
-// fieldNames are the JSON names of TypeMeta, ObjectMeta and OwnerReference.
+// fieldNames are the JSON names of TypeMeta, ObjectMeta, OwnerReference and
+// ManagedFieldsEntry.
 var fieldNames = []string{"kind", "apiVersion", "metadata", "name", "generateName", "namespace", "uid",
 	"resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-	"labels", "annotations", "ownerReferences", "finalizers", "managedFields", "controller", "blockOwnerDeletion"}
+	"labels", "annotations", "ownerReferences", "finalizers", "managedFields", "controller", "blockOwnerDeletion",
+	"manager", "operation", "time", "fieldsType", "fieldsV1", "subresource"}
 
 // comparable reports whether data has no repeated keys in any object and
 // no key that equals a field name only when case is ignored.

@@ -1,7 +1,5 @@
 package meta
 
-import "encoding/json"
-
 // TypeMeta says what an object is: its API group/version and its kind. It is
 // embedded in every object with the tag `json:",inline"`.
 //
@@ -21,8 +19,11 @@ func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
 // ObjectMeta is the metadata every persisted object has. A user type embeds
 // it with the tag `json:"metadata"`.
 //
-// ManagedFields is kept as the raw JSON the server sent: the cache never
-// interprets it, and raw bytes cost far less than a decoded tree.
+// ManagedFields holds the server-side apply entries as typed values whose
+// field sets (FieldsV1) are immutable and shared between all objects that
+// own equal sets: the pods of one ReplicaSet hold one copy of each set.
+// Everything in it is immutable, so sharing keeps Clone's promise that a
+// copy shares no mutable memory with the original.
 type ObjectMeta struct {
 	Name                       string            `json:"name,omitempty"`
 	GenerateName               string            `json:"generateName,omitempty"`
@@ -37,7 +38,7 @@ type ObjectMeta struct {
 	Annotations                map[string]string `json:"annotations,omitempty"`
 	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
 	Finalizers                 []string          `json:"finalizers,omitempty"`
-	ManagedFields              json.RawMessage   `json:"managedFields,omitempty"`
+	ManagedFields              ManagedFields     `json:"managedFields,omitempty"`
 }
 
 // GetObjectMeta returns m itself, so that any struct embedding ObjectMeta

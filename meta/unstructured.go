@@ -88,7 +88,7 @@ func (u *Unstructured) UnmarshalJSON(data []byte) error {
 	if len(members) > 0 {
 		n.rest = joinMembers(make([]byte, 0, restBytes), members, s.spaced)
 	}
-	n.ManagedFields, n.metaUnknown = ownRawMetadata(&raw, s.spaced)
+	n.metaUnknown = ownRawMetadata(&raw, s.spaced)
 	*u = n
 	return nil
 }
@@ -114,32 +114,17 @@ func joinMembers(dst []byte, members [][]byte, compact bool) []byte {
 	return dst[start:len(dst):len(dst)]
 }
 
-// ownRawMetadata copies the raw parts of a decoded metadata object out of
-// the input, into one new allocation.
-func ownRawMetadata(raw *rawMetadata, compact bool) (managedFields, unknown []byte) {
-	size := len(raw.managedFields)
-	if len(raw.unknown) > 0 {
-		size += 2
-		for _, m := range raw.unknown {
-			size += len(m) + 1
-		}
+// ownRawMetadata copies the unknown members of a decoded metadata object
+// out of the input, into one new allocation; nil when there are none.
+func ownRawMetadata(raw *rawMetadata, compact bool) (unknown []byte) {
+	if len(raw.unknown) == 0 {
+		return nil
 	}
-	if size == 0 {
-		return nil, nil
+	size := 2
+	for _, m := range raw.unknown {
+		size += len(m) + 1
 	}
-	buf := make([]byte, 0, size)
-	if raw.managedFields != nil {
-		if compact {
-			buf = appendCompact(buf, raw.managedFields)
-		} else {
-			buf = append(buf, raw.managedFields...)
-		}
-		managedFields = buf[:len(buf):len(buf)]
-	}
-	if len(raw.unknown) > 0 {
-		unknown = joinMembers(buf[len(buf):], raw.unknown, compact)
-	}
-	return managedFields, unknown
+	return joinMembers(make([]byte, 0, size), raw.unknown, compact)
 }
 
 func (u *Unstructured) decodeChecked(data []byte) error { return u.UnmarshalJSON(data) }
@@ -150,8 +135,8 @@ func isNull(data []byte) bool {
 
 // MarshalJSON encodes u as one compact JSON object: kind, apiVersion and
 // metadata from the decoded fields (so every change to them shows), then
-// the other members exactly as they were decoded or set. It fails only if
-// ManagedFields was set to bytes that are not JSON.
+// the other members exactly as they were decoded or set. Every
+// ObjectMeta encodes, so the error is always nil.
 //
 // The receiver is a value so that an Unstructured held by value encodes
 // the same as a pointer to one.
@@ -160,7 +145,7 @@ func (u Unstructured) MarshalJSON() ([]byte, error) {
 }
 
 func (u *Unstructured) appendJSON(dst []byte) ([]byte, error) {
-	m, err := appendObjectMeta(make([]byte, 0, 512+len(u.ManagedFields)+len(u.metaUnknown)), &u.ObjectMeta, u.metaUnknown)
+	m, err := appendObjectMeta(make([]byte, 0, 512+managedFieldsSize(u.ManagedFields)+len(u.metaUnknown)), &u.ObjectMeta, u.metaUnknown)
 	if err != nil {
 		return dst, err
 	}

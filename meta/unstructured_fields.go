@@ -222,7 +222,7 @@ func (u *Unstructured) editField(path []string, val []byte) error {
 				return fmt.Errorf("set field %s: %w", name, err)
 			}
 		}
-		om.ManagedFields, u.metaUnknown = ownRawMetadata(&raw, true)
+		u.metaUnknown = ownRawMetadata(&raw, true)
 		u.ObjectMeta = om
 		return nil
 	}
