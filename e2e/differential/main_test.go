@@ -1,6 +1,8 @@
 package differential
 
 import (
+	"flag"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -10,6 +12,17 @@ import (
 
 func TestMain(m *testing.M) {
 	code := target.Main(m)
+	if pairSrv != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %d test functions compared %d requests\n", pairSrv.known.ran(), pairSrv.compared.Load())
+	}
+	if code == 0 && pairSrv != nil {
+		if f := flag.Lookup("test.run"); f != nil && f.Value.String() != "" {
+			fmt.Fprintln(os.Stderr, "e2e: -run narrows the tests: stale known differences not checked")
+		} else if err := staleError(pairSrv.known.stale()); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+			code = 1
+		}
+	}
 	closePair()
 	os.Exit(code)
 }
@@ -37,11 +50,23 @@ func pair(t *testing.T) *Servers {
 		}
 		rc, rb := tgt.HTTP(t)
 		fc, fb := pairFake.HTTP(t)
-		pairSrv = &Servers{RealHTTP: rc, RealBase: rb, FakeHTTP: fc, FakeBase: fb, Known: known, Report: os.Getenv("E2E_DIFF_REPORT")}
+		var ks *knownSet
+		ks, pairErr = newKnownSet(known)
+		if pairErr != nil {
+			return
+		}
+		pairSrv = &Servers{RealHTTP: rc, RealBase: rb, FakeHTTP: fc, FakeBase: fb, known: ks, Report: os.Getenv("E2E_DIFF_REPORT")}
 	})
 	if pairErr != nil {
-		t.Fatalf("fake server: %v", pairErr)
+		t.Fatalf("differential pair: %v", pairErr)
 	}
+	t.Cleanup(func() {
+		if t.Skipped() {
+			pairSrv.known.skip(t.Name())
+		} else {
+			pairSrv.known.run()
+		}
+	})
 	return pairSrv
 }
 
