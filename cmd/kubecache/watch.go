@@ -165,9 +165,10 @@ func (w *watchRun) run(ctx context.Context, lw reflector.ListerWatcher[*meta.Uns
 				}
 				return
 			}
-			if !w.explain {
-				w.con.errf("warning: %v", err)
-			}
+			// Printed with --explain too: the narration shows that the
+			// reflector backs off, only the error says why (a 401 on a
+			// watch request ends no stream, so no trace carries it).
+			w.con.errf("warning: %v", err)
 		},
 	})
 	if err != nil {

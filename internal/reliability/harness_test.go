@@ -125,6 +125,9 @@ type envOptions struct {
 	noStepper bool
 	// timeout bounds each wait; zero means waitTimeout.
 	timeout time.Duration
+	// maxFrame is every client's rest.Config.MaxWatchFrameBytes; zero
+	// means the default bound.
+	maxFrame int
 }
 
 // env is one fake API server, a fault proxy in front of it, a direct
@@ -142,11 +145,13 @@ type env struct {
 	ctx    context.Context
 	// timeout bounds each wait.
 	timeout time.Duration
+	// maxFrame is every client's rest.Config.MaxWatchFrameBytes.
+	maxFrame int
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
-	e := &env{t: t, clock: clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), mon: reliability.NewMonitor(), out: &outputs{}, timeout: o.timeout}
+	e := &env{t: t, clock: clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), mon: reliability.NewMonitor(), out: &outputs{}, timeout: o.timeout, maxFrame: o.maxFrame}
 	if e.timeout == 0 {
 		e.timeout = waitTimeout
 	}
@@ -187,10 +192,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 // everything at debug level into the outputs.
 func (e *env) newClient(host string) *rest.Client {
 	c, err := rest.NewClient(&rest.Config{
-		Host:        host,
-		BearerToken: testToken,
-		QPS:         -1,
-		Logger:      slog.New(slog.NewTextHandler(e.out, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Host:               host,
+		BearerToken:        testToken,
+		QPS:                -1,
+		MaxWatchFrameBytes: e.maxFrame,
+		Logger:             slog.New(slog.NewTextHandler(e.out, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	require.NoError(e.t, err)
 	e.t.Cleanup(c.CloseIdleConnections)

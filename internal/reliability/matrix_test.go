@@ -230,12 +230,62 @@ func crdRow() row {
 	}
 }
 
-// hugeFrame is one watch frame a byte over the decoder's bound.
-func hugeFrame() io.Reader {
-	head := `{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"huge"},"data":{"v":"`
-	tail := "\"}}}\n"
-	n := int64(watch.DefaultMaxFrameSize) + 1 - int64(len(head)+len(tail)-1)
-	return io.MultiReader(strings.NewReader(head), io.LimitReader(repeatByte(0), n), strings.NewReader(tail))
+// hugeFrame returns one watch frame of size bytes (its newline included).
+func hugeFrame(size int) func() io.Reader {
+	return func() io.Reader {
+		head := `{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"huge"},"data":{"v":"`
+		tail := "\"}}}\n"
+		n := int64(size) - int64(len(head)+len(tail))
+		return io.MultiReader(strings.NewReader(head), io.LimitReader(repeatByte(0), n), strings.NewReader(tail))
+	}
+}
+
+// oversizeRow is the frame-over-the-bound fault: one event of frame bytes
+// against clients whose bound is limit (0: watch.DefaultMaxFrameSize).
+func oversizeRow(limit, frame int, longOnly bool) row {
+	bound, name := limit, fmt.Sprintf("rest.Config.MaxWatchFrameBytes = %s", sizeText(limit))
+	if limit == 0 {
+		bound, name = watch.DefaultMaxFrameSize, "watch.DefaultMaxFrameSize"
+	}
+	r := row{
+		fault:    "a frame over the size bound (" + name + ")",
+		longOnly: longOnly,
+		env:      envOptions{maxFrame: limit},
+		how:      fmt.Sprintf("proxy writes one event of %s (the bound + %s)", sizeText(frame), sizeText(frame-bound)),
+		expect:   "frame-too-large reported, watch resumed, no relist",
+		inject: func(e *env, s *subject) {
+			e.proxy.InjectAfter(marker, hugeFrame(frame), false)
+			e.update(configMaps, "cm-1", "x")
+			e.update(configMaps, "cm-3", "y")
+		},
+		check: func(t *testing.T, e *env, s *subject) string {
+			big := errorsMatching(s, func(err *reflector.Error) bool { return errors.Is(err, watch.ErrFrameTooLarge) })
+			require.NotEmpty(t, big, "the oversized frame was not reported")
+			assert.Zero(t, s.rec.relists())
+			return observed(s)
+		},
+	}
+	if longOnly {
+		r.env.timeout = 3 * time.Minute
+	} else {
+		// The reflector decodes Stream with the default bound, not the
+		// client's (reflector/list_watch_client.go).
+		r.gap = map[string]string{"reflector": "docs/requests-reliability.md §7", "informer": "docs/requests-reliability.md §7"}
+	}
+	return r
+}
+
+// sizeText prints a byte count in the largest unit that divides it.
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n == 1:
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // repeatByte is an endless stream of one byte.
@@ -437,24 +487,10 @@ func matrixRows() []row {
 				return observed(s)
 			},
 		},
-		{
-			fault:    "a frame over the size bound",
-			longOnly: true,
-			env:      envOptions{timeout: 3 * time.Minute},
-			how:      fmt.Sprintf("proxy writes one event of %d MiB + 1 byte (watch.DefaultMaxFrameSize)", watch.DefaultMaxFrameSize>>20),
-			expect:   "frame-too-large reported, watch resumed, no relist",
-			inject: func(e *env, s *subject) {
-				e.proxy.InjectAfter(marker, hugeFrame, false)
-				e.update(configMaps, "cm-1", "x")
-				e.update(configMaps, "cm-3", "y")
-			},
-			check: func(t *testing.T, e *env, s *subject) string {
-				big := errorsMatching(s, func(err *reflector.Error) bool { return errors.Is(err, watch.ErrFrameTooLarge) })
-				require.NotEmpty(t, big, "the oversized frame was not reported")
-				assert.Zero(t, s.rec.relists())
-				return observed(s)
-			},
-		},
+		// The short form bounds frames at 64 KiB and sends 1 MiB; the long
+		// form pushes a frame past the 128 MiB default through the stack.
+		oversizeRow(64<<10, 1<<20, false),
+		oversizeRow(0, watch.DefaultMaxFrameSize+1, true),
 		{
 			fault:  "compaction while disconnected",
 			how:    "proxy holds the reconnect; writes and a compaction happen meanwhile",
