@@ -129,7 +129,11 @@ func applyError(err error) *meta.Status {
 			st := newStatus(422, meta.ReasonInvalid, ae.Msg)
 			return st
 		default:
-			return newStatus(int32(ae.Code), meta.ReasonInternalError, ae.Msg)
+			// A configuration that does not fit the kind's schema (a
+			// wrong type, an unknown field) is a real server's 500; the
+			// fake server never answers 500 to what a client sent, so it
+			// is a 400 with the same message (docs/fidelity.md).
+			return errBadRequest(ae.Msg)
 		}
 	}
 	return errInternal(err)

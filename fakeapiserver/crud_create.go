@@ -48,9 +48,7 @@ func parseWriteOptions(r *http.Request) (writeOptions, error) {
 	default:
 		errs = append(errs, notSupported("fieldValidation", wo.validation, "", "Ignore", "Strict", "Warn"))
 	}
-	if len(wo.manager) > 128 {
-		errs = append(errs, invalid("fieldManager", wo.manager, "must be no more than 128 characters"))
-	}
+	errs = append(errs, validateFieldManager(wo.manager)...)
 	if len(errs) > 0 {
 		return wo, errInvalid("meta.k8s.io", kind, "", errs)
 	}

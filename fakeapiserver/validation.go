@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/selector"
@@ -150,6 +151,21 @@ const causeFieldValueTooLong meta.CauseType = "FieldValueTooLong"
 // value itself is not shown).
 func tooLong(field string, limit int) fieldError {
 	return fieldError{typ: causeFieldValueTooLong, field: field, detail: fmt.Sprintf("may not be more than %d bytes", limit)}
+}
+
+// validateFieldManager checks the fieldManager parameter as the real
+// server does: at most 128 bytes, printable characters only.
+func validateFieldManager(manager string) []fieldError {
+	var errs []fieldError
+	if len(manager) > 128 {
+		errs = append(errs, tooLong("fieldManager", 128))
+	}
+	for i, r := range manager {
+		if !unicode.IsPrint(r) {
+			errs = append(errs, invalid("fieldManager", manager, fmt.Sprintf("invalid character %#U (at position %d)", r, i)))
+		}
+	}
+	return errs
 }
 
 func isStandardFinalizer(f string) bool {

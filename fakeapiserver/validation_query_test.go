@@ -44,6 +44,8 @@ func TestAbsurdQueryValues(t *testing.T) {
 		{"GET", "allowWatchBookmarks=abc", "", 200, ""},
 		{"POST", "fieldValidation=Bogus", cm, 422, `CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"`},
 		{"POST", "dryRun=Bogus", cm, 422, `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Bogus"]: supported values: "All"`},
+		{"POST", "dryRun=All&fieldManager=%00", cm, 422, `CreateOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "\x00": invalid character U+0000 (at position 0)`},
+		{"POST", "dryRun=All&fieldManager=" + strings.Repeat("a", 129) + "%01", cm, 422, `CreateOptions.meta.k8s.io "" is invalid: [fieldManager: Too long: may not be more than 128 bytes, fieldManager: Invalid value: "` + strings.Repeat("a", 129) + `\x01": invalid character U+0001 (at position 129)]`},
 		{"DELETE", "dryRun=All&propagationPolicy=Bogus", "", 422, `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"`},
 		{"DELETE", "dryRun=All", `{"propagationPolicy":"Bogus"}`, 422, `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"`},
 		{"DELETE", "dryRun=All&gracePeriodSeconds=-5", "", 200, ""},

@@ -212,3 +212,16 @@ func TestPatchResultsAreTypeChecked(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code, "%s", rec.Body)
 	assert.Equal(t, []string{`299 - "unknown field \"bogus\""`}, rec.Header().Values("Warning"))
 }
+
+// An apply configuration that does not fit the schema: the real server's
+// message, as a 400 (the real server answers 500; the fake server never
+// does).
+func TestApplyOfAWrongTypeIsABadRequest(t *testing.T) {
+	s := NewForTest(t, Options{})
+	rec := serve(s, http.MethodPatch, cmsPath+"/p?fieldManager=m", "application/apply-patch+yaml", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"p"},"data":{"a":1}}`)
+	require.Equal(t, http.StatusBadRequest, rec.Code, "%s", rec.Body)
+	var st meta.Status
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &st))
+	assert.Equal(t, meta.ReasonBadRequest, st.Reason)
+	assert.Equal(t, "failed to create typed patch object (/p; /v1, Kind=ConfigMap): .data.a: expected string, got &value.valueUnstructured{Value:1}", st.Message)
+}
