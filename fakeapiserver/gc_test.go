@@ -152,7 +152,7 @@ func TestGCOrphanKeepsDependents(t *testing.T) {
 	c.mustCreate(cmPathGC, `{"metadata":{"name":"dep","ownerReferences":[`+ownerRef(owner, false)+`]}}`)
 	r = c.do(http.MethodDelete, cmPathGC+"/owner", `{"orphanDependents":true}`)
 	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
-	assert.NotContains(t, c.get(cmPathGC+"/dep").object(t)["metadata"], "ownerReferences")
+	assert.NotContains(t, c.get(cmPathGC + "/dep").object(t)["metadata"], "ownerReferences")
 }
 
 func TestGCKeepsDependentWithALiveOwner(t *testing.T) {

@@ -29,8 +29,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 			return
 		}
 	}
+	scale := info.subresource == "scale" && res.hasSubresource("scale")
 	if info.subresource != "" {
-		if info.subresource != "status" || !res.hasStatus() {
+		if (info.subresource != "status" || !res.hasStatus()) && !scale {
 			writeStatus(w, r, errPathNotFound())
 			return
 		}
@@ -47,6 +48,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	}
 	if err := s.authorize(r, info, res); err != nil {
 		writeError(w, r, err)
+		return
+	}
+	if scale {
+		s.serveScale(w, r, info, res)
 		return
 	}
 	switch info.verb {

@@ -1,0 +1,410 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/selector"
+)
+
+// The scale subresource (…/deployments/web/scale): an autoscaling/v1 Scale
+// read from and written to the parent's replica count. Deployments,
+// replicasets and statefulsets (selector from spec.selector), replication
+// controllers (spec.selector is a map) and custom resources whose CRD
+// declares subresources.scale (the paths it names) have one. Writing a
+// Scale (PUT, or a JSON, merge or strategic merge PATCH of the Scale)
+// updates the parent through the ordinary update path: generation bumps,
+// watchers see MODIFIED, and a Scale carrying a resourceVersion other
+// than the parent's is a 409.
+
+// scaleGroupVersion is the Scale every scale subresource serves.
+const scaleGroupVersion = "autoscaling/v1"
+
+// scaleSpec says where a resource keeps what a Scale shows.
+type scaleSpec struct {
+	specReplicas, statusReplicas []string
+	// labelSelector is the path of the selector string (custom
+	// resources); nil reads spec.selector instead.
+	labelSelector []string
+	// defaultReplicas is what spec.replicas means when absent (the real
+	// server defaults it to 1 for the built-in kinds on create).
+	defaultReplicas int64
+}
+
+// scaleFor returns how res scales, or nil when it has no scale
+// subresource.
+func (s *Server) scaleFor(res *Resource) *scaleSpec {
+	if !res.hasSubresource("scale") {
+		return nil
+	}
+	if !res.Custom {
+		return &scaleSpec{specReplicas: []string{"spec", "replicas"}, statusReplicas: []string{"status", "replicas"}, defaultReplicas: 1}
+	}
+	crd := s.store.get("apiextensions.k8s.io/customresourcedefinitions", res.Name+"."+res.Group)
+	if crd == nil {
+		return nil
+	}
+	rest, err := restOf(crd)
+	if err != nil {
+		return nil
+	}
+	spec, err := parseCRDSpec(rest)
+	if err != nil {
+		return nil
+	}
+	for _, v := range spec.Versions {
+		if v.Name != res.Version || v.Subresources == nil || v.Subresources.Scale == nil {
+			continue
+		}
+		var paths struct {
+			Spec     string `json:"specReplicasPath"`
+			Status   string `json:"statusReplicasPath"`
+			Selector string `json:"labelSelectorPath"`
+		}
+		if err := json.Unmarshal(*v.Subresources.Scale, &paths); err != nil || paths.Spec == "" {
+			return nil
+		}
+		sc := &scaleSpec{specReplicas: jsonPath(paths.Spec), statusReplicas: jsonPath(paths.Status)}
+		if paths.Selector != "" {
+			sc.labelSelector = jsonPath(paths.Selector)
+		}
+		return sc
+	}
+	return nil
+}
+
+func (r *Resource) hasSubresource(name string) bool {
+	for _, sub := range r.Subresources {
+		if sub.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonPath splits a CRD's simple JSON path (".spec.replicas").
+func jsonPath(p string) []string {
+	p = strings.TrimPrefix(p, ".")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, ".")
+}
+
+// serveScale serves get, update and patch on a scale subresource.
+func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	sc := s.scaleFor(res)
+	if sc == nil {
+		writeStatus(w, r, errPathNotFound())
+		return
+	}
+	n, err := negotiate(r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var obj *stored
+	switch info.verb {
+	case "get":
+		obj = s.store.get(res.storageKey(), objectKey(nsFor(res, info), info.name))
+		if obj == nil {
+			err = errNotFound(res, info.name)
+		}
+	case "update":
+		obj, err = s.scaleUpdate(r, info, res, sc)
+	case "patch":
+		obj, err = s.scalePatch(r, info, res, sc)
+	default:
+		err = errMethodNotAllowed()
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	body, err := scaleOf(obj, sc)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeBody(w, n, http.StatusOK, body)
+}
+
+// scaleObject is an autoscaling/v1 Scale.
+type scaleObject struct {
+	Kind       string          `json:"kind"`
+	APIVersion string          `json:"apiVersion"`
+	Metadata   meta.ObjectMeta `json:"metadata"`
+	Spec       struct {
+		Replicas *int64 `json:"replicas,omitempty"`
+	} `json:"spec"`
+	Status struct {
+		Replicas int64  `json:"replicas"`
+		Selector string `json:"selector,omitempty"`
+	} `json:"status"`
+}
+
+// scaleOf renders the Scale of a parent object.
+func scaleOf(obj *stored, sc *scaleSpec) ([]byte, error) {
+	doc, err := obj.document()
+	if err != nil {
+		return nil, err
+	}
+	var out scaleObject
+	out.Kind, out.APIVersion = "Scale", scaleGroupVersion
+	m := obj.meta
+	out.Metadata = meta.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp}
+	replicas, ok := intAt(doc, sc.specReplicas)
+	if !ok {
+		replicas = sc.defaultReplicas
+	}
+	if replicas != 0 {
+		out.Spec.Replicas = &replicas
+	}
+	out.Status.Replicas, _ = intAt(doc, sc.statusReplicas)
+	if sc.labelSelector != nil {
+		if v := valueAt(doc, sc.labelSelector); v != nil && v.Kind == jsonv.String {
+			out.Status.Selector = v.Str
+		}
+	} else {
+		out.Status.Selector = selectorOf(valueAt(doc, []string{"spec", "selector"}))
+	}
+	return json.Marshal(&out)
+}
+
+func valueAt(doc jsonv.Value, path []string) *jsonv.Value {
+	v := &doc
+	for _, k := range path {
+		if v == nil || v.Kind != jsonv.Object {
+			return nil
+		}
+		v = v.Get(k)
+	}
+	return v
+}
+
+// intAt reads an integer at path.
+func intAt(doc jsonv.Value, path []string) (int64, bool) {
+	v := valueAt(doc, path)
+	if v == nil || len(path) == 0 || v.Kind != jsonv.Number {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v.Str, 10, 64)
+	return n, err == nil
+}
+
+// selectorOf renders a parent's spec.selector as the Scale's selector
+// string: a LabelSelector (matchLabels, matchExpressions) or, for
+// replication controllers, a plain map of labels.
+func selectorOf(sel *jsonv.Value) string {
+	if sel == nil || sel.Kind != jsonv.Object {
+		return ""
+	}
+	var reqs []selector.Requirement
+	add := func(key string, op selector.Operator, values ...string) {
+		if r, err := selector.NewRequirement(key, op, values...); err == nil {
+			reqs = append(reqs, r)
+		}
+	}
+	ml, me := sel.Get("matchLabels"), sel.Get("matchExpressions")
+	if ml == nil && me == nil {
+		ml = sel
+	}
+	if ml != nil && ml.Kind == jsonv.Object {
+		for _, m := range ml.Obj {
+			add(m.Key, selector.Equals, m.Value.Str)
+		}
+	}
+	if me != nil && me.Kind == jsonv.Array {
+		ops := map[string]selector.Operator{"In": selector.In, "NotIn": selector.NotIn, "Exists": selector.Exists, "DoesNotExist": selector.DoesNotExist}
+		for _, e := range me.Arr {
+			key, op := e.Get("key"), e.Get("operator")
+			if key == nil || op == nil {
+				continue
+			}
+			var values []string
+			if vs := e.Get("values"); vs != nil {
+				for _, v := range vs.Arr {
+					values = append(values, v.Str)
+				}
+			}
+			add(key.Str, ops[op.Str], values...)
+		}
+	}
+	return selector.NewLabels(reqs...).String()
+}
+
+// scaleUpdate serves PUT of a Scale.
+func (s *Server) scaleUpdate(r *http.Request, info requestInfo, res *Resource, sc *scaleSpec) (*stored, error) {
+	_, data, wo, err := s.readWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	in, err := decodeScale(data, info.name)
+	if err != nil {
+		return nil, err
+	}
+	return s.scaleTo(r.Context(), res, info, sc, in, wo)
+}
+
+// scalePatch serves PATCH of a Scale: the patch applies to the current
+// Scale, the result is written as by PUT.
+func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc *scaleSpec) (*stored, error) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var apply func(target, p []byte) (jsonv.Value, error)
+	switch mt {
+	case mediaJSONPatch:
+		apply = patch.JSON
+	case mediaMergePatch, mediaStrategicPatch:
+		// A Scale has no lists: a strategic merge patch merges as a
+		// merge patch does.
+		apply = patch.Merge
+	default:
+		return nil, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaStrategicPatch))
+	}
+	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if err != nil {
+		return nil, err
+	}
+	wo, err := parseWriteOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; attempt < 100; attempt++ {
+		cur := s.store.get(res.storageKey(), objectKey(nsFor(res, info), info.name))
+		if cur == nil {
+			return nil, errNotFound(res, info.name)
+		}
+		scale, err := scaleOf(cur, sc)
+		if err != nil {
+			return nil, err
+		}
+		patched, err := apply(scale, body)
+		if err != nil {
+			return nil, patchError(err)
+		}
+		in, err := decodeScale(jsonv.Marshal(patched), info.name)
+		if err != nil {
+			return nil, err
+		}
+		if in.Metadata.ResourceVersion == cur.meta.ResourceVersion {
+			// The patch left the Scale's own resourceVersion: no
+			// precondition, but retry if the parent moved meanwhile.
+			in.Metadata.ResourceVersion = ""
+			in.expect = cur
+		}
+		obj, err := s.scaleTo(r.Context(), res, info, sc, in, wo)
+		if errors.Is(err, errChanged) {
+			continue
+		}
+		return obj, err
+	}
+	return nil, errConflict(res, info.name, msgModified)
+}
+
+// scaleWrite is a decoded Scale to write.
+type scaleWrite struct {
+	scaleObject
+	// expect, when set, is the parent version the Scale was computed
+	// from (a patch): a concurrent change is errChanged, for a retry.
+	expect *stored
+}
+
+// decodeScale reads a Scale body for the object named name.
+func decodeScale(data []byte, name string) (*scaleWrite, error) {
+	var in scaleWrite
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&in.scaleObject); err != nil {
+		return nil, errBadRequest(fmt.Sprintf("error decoding Scale: %v", err))
+	}
+	if in.Kind != "" && in.Kind != "Scale" {
+		return nil, errBadRequest(fmt.Sprintf("the body must be a Scale (%s), not %s", scaleGroupVersion, in.Kind))
+	}
+	switch in.Metadata.Name {
+	case name:
+	case "":
+		return nil, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", name))
+	default:
+		return nil, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.Metadata.Name, name))
+	}
+	replicas := int64(0)
+	if in.Spec.Replicas != nil {
+		replicas = *in.Spec.Replicas
+	}
+	if replicas < 0 {
+		return nil, errInvalid("autoscaling", "Scale", name, []fieldError{invalidRaw("spec.replicas", strconv.FormatInt(replicas, 10), "must be greater than or equal to 0")})
+	}
+	if replicas > math.MaxInt32 {
+		return nil, errBadRequest(fmt.Sprintf("error decoding Scale: spec.replicas: %d does not fit in an int32", replicas))
+	}
+	return &in, nil
+}
+
+// scaleTo sets the parent's replica count from a Scale.
+func (s *Server) scaleTo(ctx context.Context, res *Resource, info requestInfo, sc *scaleSpec, in *scaleWrite, wo writeOptions) (*stored, error) {
+	table, key := res.storageKey(), objectKey(nsFor(res, info), info.name)
+	replicas := int64(0)
+	if in.Spec.Replicas != nil {
+		replicas = *in.Spec.Replicas
+	}
+	for attempt := 0; attempt < 100; attempt++ {
+		cur := s.store.get(table, key)
+		if cur == nil {
+			return nil, errNotFound(res, info.name)
+		}
+		if in.expect != nil && cur != in.expect {
+			return nil, errChanged
+		}
+		if rv := in.Metadata.ResourceVersion; rv != "" && rv != cur.meta.ResourceVersion {
+			return nil, errConflict(res, info.name, msgModified)
+		}
+		if in.Metadata.UID != "" && in.Metadata.UID != cur.meta.UID {
+			return nil, errConflict(res, info.name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.meta.UID))
+		}
+		rest, err := restOf(cur)
+		if err != nil {
+			return nil, err
+		}
+		rest = setPath(rest, sc.specReplicas, jsonv.Value{Kind: jsonv.Number, Str: strconv.FormatInt(replicas, 10)})
+		apiVersion := gv(res.Group, info.version)
+		next, err := s.prepareUpdate(ctx, res, cur, cloneMeta(cur.meta), rest, "scale", wo.manager, apiVersion)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := s.finishUpdate(ctx, res, cur, next, wo.dryRun)
+		switch {
+		case errors.Is(err, errChanged) && in.expect != nil:
+			return nil, errChanged
+		case errors.Is(err, errChanged) && in.Metadata.ResourceVersion != "":
+			return nil, errConflict(res, info.name, msgModified)
+		case errors.Is(err, errChanged):
+			continue
+		}
+		return obj, err
+	}
+	return nil, errConflict(res, info.name, msgModified)
+}
+
+// setPath sets the member at path (at least one key) in rest, creating
+// objects on the way.
+func setPath(rest []jsonv.Member, path []string, v jsonv.Value) []jsonv.Member {
+	if len(path) == 1 {
+		return replaceMember(rest, path[0], &v)
+	}
+	child := jsonv.NewObject()
+	if cur := findMember(rest, path[0]); cur != nil && cur.Kind == jsonv.Object {
+		child = cur.Clone()
+	}
+	child.Obj = setPath(child.Obj, path[1:], v)
+	return replaceMember(rest, path[0], &child)
+}
