@@ -84,7 +84,7 @@ func NewListWatchFromClient[T meta.Object](c rest.Getter, resource, namespace st
 			return watch.NewStreamWatcher(ctx, body, func(raw []byte) (T, error) {
 				obj, _, err := decode(raw)
 				return obj, err
-			}, watch.DecoderOptions{}), nil
+			}, watch.DecoderOptions{MaxFrameSize: r.MaxWatchFrameBytes()}), nil
 		},
 	}
 }

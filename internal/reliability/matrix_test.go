@@ -265,12 +265,10 @@ func oversizeRow(limit, frame int, longOnly bool) row {
 			return observed(s)
 		},
 	}
+	// Was a gap (docs/requests-reliability.md §7): closed by the reflector
+	// decoding its watches with the client's frame bound.
 	if longOnly {
 		r.env.timeout = 3 * time.Minute
-	} else {
-		// The reflector decodes Stream with the default bound, not the
-		// client's (reflector/list_watch_client.go).
-		r.gap = map[string]string{"reflector": "docs/requests-reliability.md §7", "informer": "docs/requests-reliability.md §7"}
 	}
 	return r
 }
