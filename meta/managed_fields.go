@@ -113,11 +113,18 @@ func (s *scanner) fieldsV1() (FieldsV1, error) {
 	if s.null() {
 		return FieldsV1{}, nil
 	}
+	// spaced tells whether the set itself holds whitespace: the server's
+	// compact sets are stored as they are, without a second pass.
+	s.skipSpace()
+	outer := s.spaced
+	s.spaced = false
 	span, err := s.valueSpan()
+	spaced := s.spaced
+	s.spaced = outer || spaced
 	if err != nil {
 		return FieldsV1{}, err
 	}
-	if bytes.ContainsAny(span, " \t\r\n") {
+	if spaced {
 		span = appendCompact(make([]byte, 0, len(span)), span)
 	}
 	return FieldsV1{text: unique.Make(string(span))}, nil

@@ -32,6 +32,9 @@ type config struct {
 	comment    string
 	cpuProfile string
 	memProfile string
+	// memProfileRate, when > 0, is runtime.MemProfileRate for the run:
+	// 1 records every allocation, for exact heap profiles.
+	memProfileRate int
 }
 
 // errUsage marks a bad command line; run exits 2 for it.
@@ -51,6 +54,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.comment, "comment", "", "free text copied into the result")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run (start -> last event) to this file")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a heap profile, taken once synced, to this file")
+	fs.IntVar(&c.memProfileRate, "memprofilerate", 0, "bytes per sampled allocation in -memprofile (1: every allocation; 0: Go's default)")
 	if err := fs.Parse(args); err != nil {
 		return c, fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -74,6 +78,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 		}
 		return 2
+	}
+	if c.memProfileRate > 0 {
+		runtime.MemProfileRate = c.memProfileRate
 	}
 	res := result{Impl: "kubecache", Mode: c.mode, Strip: c.strip, WatchList: c.watchList, Comment: c.comment}
 	res.Env = map[string]string{"go": runtime.Version(), "gomaxprocs": fmt.Sprint(runtime.GOMAXPROCS(0)),
