@@ -36,8 +36,12 @@
 //   - badinput_test.go: the fake server's answers to bad requests, and a
 //     fuzz target for its handler with authentication on.
 //   - security_test.go: TLS verification, credentials kept out of every
-//     output, authentication and authorization on every verb, the admin
-//     endpoint, server limits.
+//     output, authentication (bearer tokens) and authorization on every
+//     verb and the websocket upgrade, the admin endpoint.
+//   - security_certs_test.go: authentication by client certificate on
+//     every verb (none, another CA's, a forbidden user's, an allowed one).
+//   - limits_test.go: the server's limits on one client: watches per user,
+//     a watcher that stops reading.
 //   - leak_test.go: informers started and stopped by the thousand.
 //   - fuzz_test.go: fuzz targets for parsers of network input that had
 //     none (discovery documents).

@@ -2,9 +2,11 @@ package reliability_test
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -100,44 +102,88 @@ func authServer(t *testing.T, opts fakeapiserver.Options) *fakeapiserver.Server 
 	return fakeapiserver.NewForTest(t, opts)
 }
 
+// verbRequest is one request of each verb on ConfigMaps, and the code an
+// allowed user gets.
+type verbRequest struct {
+	verb, method, path, query, ctype, body string
+	ok                                     int
+}
+
+// everyVerb holds one request per verb; setupVerbs creates the objects
+// they need ("present" and "doomed").
+var everyVerb = []verbRequest{
+	{"get", "GET", cmCollection + "/present", "", "", "", 200},
+	{"list", "GET", cmCollection, "", "", "", 200},
+	{"watch", "GET", cmCollection, "watch=1&timeoutSeconds=1", "", "", 200},
+	{"create", "POST", cmCollection, "", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"x-"}}`, 201},
+	{"update", "PUT", cmCollection + "/present", "", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"present"}}`, 200},
+	{"patch", "PATCH", cmCollection + "/present", "", "application/merge-patch+json", `{"data":{"a":"b"}}`, 200},
+	{"delete", "DELETE", cmCollection + "/doomed", "", "", "", 200},
+	{"deletecollection", "DELETE", cmCollection, "labelSelector=none", "", "", 200},
+}
+
+// send makes v's request to base with hc, setting the Authorization header
+// when it is not empty, and returns the status code (0 and the error when
+// no response came).
+func (v verbRequest) send(t *testing.T, hc *http.Client, base, authorization string) (int, error) {
+	t.Helper()
+	u := base + v.path
+	if v.query != "" {
+		u += "?" + v.query
+	}
+	req, err := http.NewRequest(v.method, u, strings.NewReader(v.body))
+	require.NoError(t, err)
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	if v.ctype != "" {
+		req.Header.Set("Content-Type", v.ctype)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
+}
+
+// setupVerbs creates the objects everyVerb needs, as whoever hc and
+// authorization authenticate.
+func setupVerbs(t *testing.T, hc *http.Client, base, authorization string) {
+	t.Helper()
+	for _, name := range []string{"present", "doomed"} {
+		create := verbRequest{method: "POST", path: cmCollection, ctype: "application/json",
+			body: fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q}}`, name)}
+		code, err := create.send(t, hc, base, authorization)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusCreated, code, "create %s", name)
+	}
+}
+
+// websocketWatch opens a websocket watch of ConfigMaps at base with the
+// headers and TLS configuration given, and returns the handshake's status
+// code (0 and the error when no response came).
+func websocketWatch(base string, header http.Header, tc *tls.Config) (int, error) {
+	u := "ws" + strings.TrimPrefix(base, "http") + cmCollection + "?watch=1&timeoutSeconds=1"
+	header.Set("Origin", base)
+	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second, TLSClientConfig: tc}
+	conn, resp, err := d.Dial(u, header)
+	if conn != nil {
+		conn.Close()
+	}
+	if resp == nil {
+		return 0, err
+	}
+	return resp.StatusCode, nil
+}
+
 func TestAuthenticationAndAuthorizationOnEveryVerb(t *testing.T) {
 	srv := authServer(t, fakeapiserver.Options{})
 	hc := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(hc.CloseIdleConnections)
-	mk := func(token string) {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL()+cmCollection, strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"x-"}}`))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := hc.Do(req)
-		require.NoError(t, err)
-		resp.Body.Close()
-	}
-	verbs := []struct {
-		verb, method, path, query, ctype, body string
-		ok                                     int
-	}{
-		{"get", "GET", cmCollection + "/present", "", "", "", 200},
-		{"list", "GET", cmCollection, "", "", "", 200},
-		{"watch", "GET", cmCollection, "watch=1&timeoutSeconds=1", "", "", 200},
-		{"create", "POST", cmCollection, "", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"x-"}}`, 201},
-		{"update", "PUT", cmCollection + "/present", "", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"present"}}`, 200},
-		{"patch", "PATCH", cmCollection + "/present", "", "application/merge-patch+json", `{"data":{"a":"b"}}`, 200},
-		{"delete", "DELETE", cmCollection + "/doomed", "", "", "", 200},
-		{"deletecollection", "DELETE", cmCollection, "labelSelector=none", "", "", 200},
-	}
-	setup := func() {
-		for _, name := range []string{"present", "doomed"} {
-			req, _ := http.NewRequest(http.MethodPost, srv.URL()+cmCollection, strings.NewReader(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q}}`, name)))
-			req.Header.Set("Authorization", "Bearer "+testToken)
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := hc.Do(req)
-			require.NoError(t, err)
-			resp.Body.Close()
-		}
-	}
-	setup()
-	mk(testToken)
-	for _, v := range verbs {
+	setupVerbs(t, hc, srv.URL(), "Bearer "+testToken)
+	for _, v := range everyVerb {
 		for _, who := range []struct {
 			name, header string
 			want         int
@@ -149,35 +195,15 @@ func TestAuthenticationAndAuthorizationOnEveryVerb(t *testing.T) {
 			{"an allowed user", "Bearer " + testToken, v.ok},
 		} {
 			t.Run(v.verb+"/"+who.name, func(t *testing.T) {
-				u := srv.URL() + v.path
-				if v.query != "" {
-					u += "?" + v.query
-				}
-				var body *strings.Reader
-				if v.body != "" {
-					body = strings.NewReader(v.body)
-				} else {
-					body = strings.NewReader("")
-				}
-				req, err := http.NewRequest(v.method, u, body)
+				code, err := v.send(t, hc, srv.URL(), who.header)
 				require.NoError(t, err)
-				if who.header != "" {
-					req.Header.Set("Authorization", who.header)
-				}
-				if v.ctype != "" {
-					req.Header.Set("Content-Type", v.ctype)
-				}
-				resp, err := hc.Do(req)
-				require.NoError(t, err)
-				defer resp.Body.Close()
-				assert.Equal(t, who.want, resp.StatusCode)
+				assert.Equal(t, who.want, code)
 			})
 		}
 	}
 
 	// The websocket upgrade of a watch: the token in the header or in the
 	// browser's bearer subprotocol.
-	wsURL := "ws" + strings.TrimPrefix(srv.URL(), "http") + cmCollection + "?watch=1&timeoutSeconds=1"
 	for _, who := range []struct {
 		name   string
 		header http.Header
@@ -189,14 +215,9 @@ func TestAuthenticationAndAuthorizationOnEveryVerb(t *testing.T) {
 		{"an allowed user", http.Header{"Authorization": {"Bearer " + testToken}}, 101},
 	} {
 		t.Run("websocket watch/"+who.name, func(t *testing.T) {
-			who.header.Set("Origin", srv.URL())
-			d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
-			conn, resp, err := d.Dial(wsURL, who.header)
-			if conn != nil {
-				conn.Close()
-			}
-			require.NotNil(t, resp, "%v", err)
-			assert.Equal(t, who.want, resp.StatusCode)
+			code, err := websocketWatch(srv.URL(), who.header, nil)
+			require.NotZero(t, code, "%v", err)
+			assert.Equal(t, who.want, code)
 		})
 	}
 }
