@@ -165,11 +165,16 @@ func containsString(xs []string, x string) bool {
 func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *stored) {
 	if prev != nil {
 		if spec := s.crdResources(prev); len(spec) > 0 {
+			if typ == watch.Deleted {
+				// The objects go while their kind is still served, so
+				// the garbage collector can tell their dependents.
+				s.deleteAllCustom(ctx, spec[0])
+			}
 			for _, r := range spec {
 				s.registry.remove(r.Group, r.Version, r.Name)
 			}
 			if typ == watch.Deleted {
-				s.deleteAllCustom(ctx, spec[0])
+				s.store.dropTable(spec[0].storageKey())
 			}
 		}
 	}
@@ -240,18 +245,24 @@ func (s *Server) crdResources(obj *stored) []*Resource {
 	return out
 }
 
-// deleteAllCustom deletes every object of a custom resource and drops its
-// storage.
-func (s *Server) deleteAllCustom(_ context.Context, res *Resource) {
+// deleteAllCustom deletes every object of a custom resource; the garbage
+// collector and namespace deletion see each delete.
+func (s *Server) deleteAllCustom(ctx context.Context, res *Resource) {
 	table := res.storageKey()
 	snap, _ := s.store.current(table)
-	snap.Ascend("", func(key string, obj *stored) bool {
-		_, _ = s.store.commit(table, key, watch.Deleted, obj, func(rv int64) (*stored, error) {
-			return obj.withResourceVersion(rv)
-		})
+	var objs []*stored
+	snap.Ascend("", func(_ string, obj *stored) bool {
+		objs = append(objs, obj)
 		return true
 	})
-	s.store.dropTable(table)
+	for _, obj := range objs {
+		last, err := s.store.commit(table, obj.key, watch.Deleted, obj, func(rv int64) (*stored, error) {
+			return obj.withResourceVersion(rv)
+		})
+		if err == nil {
+			s.collect(ctx, res, watch.Deleted, obj, last)
+		}
+	}
 }
 
 // validateCustom checks a custom resource against its definition. Without

@@ -207,3 +207,18 @@ func TestGCDryRunDeletesNothing(t *testing.T) {
 	assert.Len(t, decodeList(t, c.get(podPath)).Items, 2)
 	assert.Equal(t, http.StatusOK, c.get(rsPath+"/web-1").code)
 }
+
+func TestGCDeletingACRDCollectsWhatItsObjectsOwned(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	c.mustCreate(crdPath, widgetCRD)
+	w := c.mustCreate(widgetPath, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}`)
+	c.mustCreate(cmPathGC, `{"metadata":{"name":"owned","ownerReferences":[`+ownerRef(w, false)+`]}}`)
+	c.mustCreate("/api/v1/namespaces", `{"metadata":{"name":"team"}}`)
+	c.mustCreate("/apis/example.com/v1/namespaces/team/widgets", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"pin","finalizers":["example.com/hold"]}}`)
+	require.Equal(t, http.StatusOK, c.do(http.MethodDelete, "/api/v1/namespaces/team", "").code)
+	require.Equal(t, http.StatusOK, c.get("/api/v1/namespaces/team").code, "held by the widget's finalizer")
+
+	require.Equal(t, http.StatusOK, c.do(http.MethodDelete, crdPath+"/widgets.example.com", "").code)
+	assert.Equal(t, http.StatusNotFound, c.get(cmPathGC+"/owned").code)
+	assert.Equal(t, http.StatusNotFound, c.get("/api/v1/namespaces/team").code, "its last content went with the CRD")
+}
