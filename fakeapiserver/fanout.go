@@ -295,3 +295,11 @@ func (c *change) encoded(key encodingKey) []byte {
 	c.enc.entries = append(c.enc.entries, encoding{key: key, data: data})
 	return data
 }
+
+// wants reports whether c can concern w: a watch in one namespace never
+// sees changes in another (an object's namespace is immutable), so they are
+// not queued for it at all. Label and field selectors are left to the
+// watch, which also sends transitions out of its selector.
+func (w *watcher) wants(c *change) bool {
+	return w.info.namespace == "" || c.obj == nil || c.obj.meta == nil || c.obj.meta.Namespace == w.info.namespace
+}

@@ -1,11 +1,14 @@
 package fakeapiserver
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path"
 	"strconv"
@@ -102,7 +105,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info request
 		writeBody(w, n, http.StatusOK, body)
 		return
 	}
-	writeBody(w, n, http.StatusOK, s.encodeList(res, info.version, n.format, page))
+	s.writeList(w, n, res, info.version, page)
 }
 
 // listMetaJSON is a page's list metadata: resourceVersion, and continue
@@ -277,9 +280,61 @@ func (s *Server) page(snap pmap.Map[*stored], readRV int64, namespace, start str
 	return out
 }
 
+// streamListMin is the size from which a JSON list is streamed from the
+// stored bytes instead of being assembled in memory first.
+const streamListMin = 1 << 20
+
+// listOut is where a list is encoded: a bytes.Buffer or a bufio.Writer.
+type listOut interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+// writeList sends a page as JSON: assembled in one buffer when small (with
+// Content-Length), streamed through a buffered writer when large (chunked,
+// as the real server sends big lists), so a list of any size costs one
+// copy of each stored object and no growing buffer.
+func (s *Server) writeList(w http.ResponseWriter, n negotiation, res *Resource, version string, page listResult) {
+	if n.format == formatYAML || n.pretty || listItemsSize(page, n.format) < streamListMin {
+		writeBody(w, n, http.StatusOK, s.encodeList(res, version, n.format, page))
+		return
+	}
+	setBodyHeaders(w.Header(), n)
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 256<<10)
+	s.encodeListTo(bw, res, version, n.format, page)
+	_ = bw.WriteByte('\n')
+	_ = bw.Flush()
+}
+
+// listItemsSize is about how many bytes a page's items take encoded.
+func listItemsSize(page listResult, format outputFormat) int {
+	n := 0
+	for _, obj := range page.items {
+		if format == formatPartial {
+			n += obj.metaEnd + 80
+		} else {
+			n += len(obj.body) + 64
+		}
+	}
+	return n
+}
+
 // encodeList renders a page as <Kind>List (or PartialObjectMetadataList).
 func (s *Server) encodeList(res *Resource, version string, format outputFormat, page listResult) []byte {
-	buf := make([]byte, 0, 256+len(page.items)*512)
+	var buf bytes.Buffer
+	// Room for the list, its metadata and the newline writeBody adds.
+	buf.Grow(512 + len(page.cont) + listItemsSize(page, format))
+	s.encodeListTo(&buf, res, version, format, page)
+	return buf.Bytes()
+}
+
+// encodeListTo writes a page as <Kind>List (or PartialObjectMetadataList)
+// to out. Items of a built-in resource are written straight from their
+// stored bytes.
+func (s *Server) encodeListTo(out listOut, res *Resource, version string, format outputFormat, page listResult) {
+	buf := make([]byte, 0, 512)
 	apiVersion := gv(res.Group, version)
 	if format == formatPartial {
 		buf = append(buf, `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{`...)
@@ -306,18 +361,22 @@ func (s *Server) encodeList(res *Resource, version string, format outputFormat, 
 		buf = append(buf, `,"continue":""`...)
 	}
 	buf = append(buf, `},"items":[`...)
+	_, _ = out.Write(buf)
 	for i, obj := range page.items {
 		if i > 0 {
-			buf = append(buf, ',')
+			_ = out.WriteByte(',')
 		}
 		switch {
 		case format == formatPartial:
-			buf = obj.appendPartial(buf)
+			buf = obj.appendPartial(buf[:0])
+			_, _ = out.Write(buf)
 		case res.Custom:
-			buf = obj.appendObject(buf, apiVersion)
+			buf = obj.appendObject(buf[:0], apiVersion)
+			_, _ = out.Write(buf)
 		default:
-			buf = obj.appendItem(buf)
+			_ = out.WriteByte('{')
+			_, _ = out.Write(obj.body)
 		}
 	}
-	return append(buf, "]}"...)
+	_, _ = out.WriteString("]}")
 }

@@ -14,7 +14,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -37,25 +39,7 @@ func TestLoad(t *testing.T) {
 	start := time.Now()
 
 	// Create through the same path as POST, four at a time.
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res := s.registry.lookup("", "v1", "configmaps")
-			for i := g; i < objects; i += 4 {
-				body := fmt.Sprintf(`{"metadata":{"name":"cm-%06d","labels":{"shard":"%d"}},"data":{"key":"value-%d"}}`, i, i%10, i)
-				if _, _, err := s.create(ctx, res, "v1", "default", []byte(body), writeOptions{manager: "load"}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	require.NoError(t, <-errs)
+	require.NoError(t, loadConfigMaps(ctx, s, objects, 4))
 	t.Logf("created %d objects in %v", objects, time.Since(start))
 
 	// A full list and a paginated list.
@@ -134,5 +118,32 @@ func TestLoad(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	t.Logf("heap in use after the run: %d MB; total %v", ms.HeapInuse>>20, time.Since(start))
+	require.NoError(t, ctx.Err(), "the load test exceeded its time budget")
+}
+
+// TestLoadFanOut is issue 9's fan-out target: 100,000 objects loaded, 500
+// HTTP watchers, 1,000 updates/s for KUBECACHE_FANOUT_SECONDS (default 10)
+// written in process through the update path. Every watcher must receive
+// every event (none dropped as too slow, with a queue of two seconds of
+// events) and the lag from write to the last watcher's receipt must stay
+// bounded.
+func TestLoadFanOut(t *testing.T) {
+	seconds := 10
+	if v := os.Getenv("KUBECACHE_FANOUT_SECONDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, "KUBECACHE_FANOUT_SECONDS")
+		seconds = n
+	}
+	cfg := fanoutLoad{objects: 100_000, watchers: 500, rate: 1000, events: 1000 * seconds, queue: 2000, drain: 30 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	t.Logf("load average before: %s", loadAverage())
+	r := runFanoutLoad(t, ctx, cfg)
+	t.Logf("loaded %d objects in %v; wrote %d updates in %v (%.0f/s)", cfg.objects, r.loadTime, cfg.events, r.writeTime, float64(cfg.events)/r.writeTime.Seconds())
+	t.Logf("%d deliveries in %v: %.0f deliveries/s; %v", cfg.watchers*cfg.events, r.total, r.deliveriesPerSec(cfg), r)
+	t.Logf("load average after: %s", loadAverage())
+	assert.Equal(t, cfg.watchers, r.complete, "watchers that received every event: %v", r.short)
+	assert.Less(t, r.writeTime, time.Duration(float64(seconds)*1.1*float64(time.Second)), "the writer fell behind 1,000 updates/s")
+	assert.Less(t, r.lagAt(0.99), time.Second, "p99 lag")
 	require.NoError(t, ctx.Err(), "the load test exceeded its time budget")
 }

@@ -39,16 +39,30 @@ func writeBody(w http.ResponseWriter, n negotiation, code int, body []byte) {
 		ct = n.contentType
 	}
 	h := w.Header()
-	h.Set("Content-Type", ct)
-	if h.Get("Cache-Control") == "" {
-		h.Set("Cache-Control", "no-cache, private")
-	}
+	setContentHeaders(h, ct)
 	if len(body) == 0 || body[len(body)-1] != '\n' {
 		body = append(body, '\n')
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
+}
+
+// setBodyHeaders sets the headers of a compact JSON body in the
+// negotiated content type.
+func setBodyHeaders(h http.Header, n negotiation) {
+	ct := mediaJSON
+	if n.contentType != "" {
+		ct = n.contentType
+	}
+	setContentHeaders(h, ct)
+}
+
+func setContentHeaders(h http.Header, ct string) {
+	h.Set("Content-Type", ct)
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-cache, private")
+	}
 }
 
 // writeStatus sends a Status with its code (and Retry-After when the

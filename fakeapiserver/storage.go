@@ -193,6 +193,9 @@ func (s *store) commit(table, key string, typ watch.EventType, expect *stored, b
 func (s *store) dispatchLocked(c *change) []*watcher {
 	var killed []*watcher
 	for w := range s.watchers[c.table] {
+		if !w.wants(c) {
+			continue
+		}
 		select {
 		case w.queue <- c:
 		default:

@@ -168,7 +168,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	defer s.store.unregister(reg.w)
 	reg.w.setAbort(sink.abort)
 
-	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.w, lastRV: reg.snapRV, minRV: reg.snapRV}
+	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.w, lastRV: reg.snapRV, minRV: reg.snapRV, apiVer: gv(wr.res.Group, wr.version)}
 	deadline := s.clock.NewTimer(wr.timeout)
 	defer deadline.Stop()
 	var bookmarkTimer Timer
@@ -194,6 +194,8 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 			return
 		}
 	}
+	var pacer flushPacer
+	defer pacer.stop()
 	for {
 		if len(reg.w.queue) == 0 {
 			if st.bookmarkDue {
@@ -201,8 +203,12 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 					return
 				}
 			}
-			if err := st.flush(); err != nil {
-				return
+			if st.pending {
+				if now := time.Now(); pacer.hold(now) {
+					pacer.arm(now)
+				} else if err := st.flushPaced(&pacer, now); err != nil {
+					return
+				}
 			}
 		}
 		stall := reg.w.stallChan()
@@ -213,6 +219,16 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 		select {
 		case c := <-queue:
 			if err := st.send(c); err != nil {
+				return
+			}
+			// Take everything already queued before deciding on a flush.
+			for len(queue) > 0 {
+				if err := st.send(<-queue); err != nil {
+					return
+				}
+			}
+		case <-pacer.c():
+			if err := st.flushPaced(&pacer, time.Now()); err != nil {
 				return
 			}
 		case <-reg.w.done:
@@ -259,11 +275,16 @@ type watchStream struct {
 	wr   watchRequest
 	sink eventSink
 	w    *watcher
+	// apiVer is the served apiVersion of the watched resource.
+	apiVer string
 	// lastRV is the newest resourceVersion the client has been told of;
 	// minRV drops queued changes the client already has.
 	lastRV, minRV int64
 	bookmarkDue   bool
-	pending       bool
+	// pending: frames are buffered since the last flush; batch counts
+	// them.
+	pending bool
+	batch   int
 	// bookmarked: a bookmark at lastRV went out already.
 	bookmarked bool
 	// tableColumnsSent: with a Table watch, the first event (the only
@@ -281,13 +302,14 @@ func (st *watchStream) tableEvent(obj *stored) ([]byte, error) {
 	return data, nil
 }
 
-func (st *watchStream) apiVersion() string { return gv(st.wr.res.Group, st.wr.version) }
+func (st *watchStream) apiVersion() string { return st.apiVer }
 
 func (st *watchStream) write(typ watch.EventType, data []byte) error {
 	if !st.pending {
 		st.sink.setWriteDeadline(time.Now().Add(st.s.opts.WatchWriteTimeout))
 		st.pending = true
 	}
+	st.batch++
 	return st.sink.frame(typ, data)
 }
 
@@ -295,8 +317,16 @@ func (st *watchStream) flush() error {
 	if !st.pending {
 		return nil
 	}
-	st.pending = false
+	st.pending, st.batch = false, 0
 	return st.sink.flush()
+}
+
+// flushPaced flushes and tells the pacer how many frames went out.
+func (st *watchStream) flushPaced(p *flushPacer, now time.Time) error {
+	batch := st.batch
+	err := st.flush()
+	p.flushed(now, batch)
+	return err
 }
 
 // sendInitial writes ADDED for every matching object of the snapshot in

@@ -1,0 +1,216 @@
+//go:build load
+
+package fakeapiserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/watch"
+)
+
+// TestLoadListVsReplay is issue 9's LIST target: a full, unpaged LIST of
+// 100,000 pods from the fake server in under twice the time the peerbench
+// replay server (which only copies pre-encoded bytes) takes to send the
+// same pods. The replay server's binary comes from KUBECACHE_REPLAYSERVER
+// (default /tmp/peerbench/bin/replayserver; build it from
+// ../shared/peerbench with `go build -o /tmp/peerbench/bin/
+// ./cmd/replayserver`); the test skips without it. The fake server is
+// loaded with the replay server's own objects, committed to its store as
+// they are (their resourceVersion aside), so both bodies hold the same
+// bytes. Each LIST is read to io.Discard by a plain HTTP client; the
+// rounds alternate between the servers.
+func TestLoadListVsReplay(t *testing.T) {
+	pods := 100_000
+	if v := os.Getenv("KUBECACHE_LIST_PODS"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, "KUBECACHE_LIST_PODS")
+		pods = n
+	}
+	bin := os.Getenv("KUBECACHE_REPLAYSERVER")
+	if bin == "" {
+		bin = "/tmp/peerbench/bin/replayserver"
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("no replay server binary: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	replay := startReplayServer(t, ctx, bin, "-pods", strconv.Itoa(pods), "-events", "1", "-max-page", "0")
+
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	t0 := time.Now()
+	body := getBody(t, ctx, client, replay+"/api/v1/pods")
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal(body, &list))
+	require.Len(t, list.Items, pods)
+	t.Logf("fetched %d pods (%d MB) from the replay server in %v", len(list.Items), len(body)>>20, time.Since(t0))
+
+	s := NewForTest(t, Options{CompactionInterval: -1})
+	t0 = time.Now()
+	require.NoError(t, commitAsIs(ctx, s, list.Items))
+	t.Logf("loaded them into the fake server in %v", time.Since(t0))
+	list.Items, body = nil, nil
+
+	t.Logf("load average before: %s", loadAverage())
+	const rounds = 5
+	var fake, rep []time.Duration
+	var fakeBytes, repBytes int64
+	for range rounds {
+		d, n := timeList(t, ctx, client, replay+"/api/v1/pods")
+		rep, repBytes = append(rep, d), n
+		d, n = timeList(t, ctx, client, s.URL()+"/api/v1/pods")
+		fake, fakeBytes = append(fake, d), n
+	}
+	slices.Sort(fake)
+	slices.Sort(rep)
+	t.Logf("full LIST, replay server: %d bytes, best %v, median %v", repBytes, rep[0], rep[rounds/2])
+	t.Logf("full LIST, fake server:   %d bytes, best %v, median %v", fakeBytes, fake[0], fake[rounds/2])
+	t.Logf("fake / replay: best %.2f×, median %.2f×", fake[0].Seconds()/rep[0].Seconds(), fake[rounds/2].Seconds()/rep[rounds/2].Seconds())
+
+	var pagedFake, pagedRep []time.Duration
+	for range 3 {
+		d, pages := timePagedList(t, ctx, client, replay+"/api/v1/pods?limit=500")
+		require.Equal(t, pods/500, pages)
+		pagedRep = append(pagedRep, d)
+		d, pages = timePagedList(t, ctx, client, s.URL()+"/api/v1/pods?limit=500")
+		require.Equal(t, pods/500, pages)
+		pagedFake = append(pagedFake, d)
+	}
+	slices.Sort(pagedFake)
+	slices.Sort(pagedRep)
+	t.Logf("paged LIST (limit=500, 200 pages), median of 3: replay %v, fake %v (%.2f×)", pagedRep[1], pagedFake[1], pagedFake[1].Seconds()/pagedRep[1].Seconds())
+	t.Logf("load average after: %s", loadAverage())
+	assert.InDelta(t, float64(repBytes), float64(fakeBytes), float64(repBytes)/100, "the two bodies hold the same pods")
+	assert.LessOrEqual(t, fake[rounds/2].Seconds(), 2*rep[rounds/2].Seconds(), "the fake server's median full LIST within 2× the replay server's")
+	require.NoError(t, ctx.Err(), "the load test exceeded its time budget")
+}
+
+// startReplayServer starts the peerbench replay server and returns its
+// URL; the process ends with the test.
+func startReplayServer(t *testing.T, ctx context.Context, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		wg.Wait()
+	})
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "http://") {
+			// Keep draining its output so it never blocks on a full pipe.
+			wg.Go(func() { _, _ = io.Copy(io.Discard, out) })
+			return line
+		}
+	}
+	t.Fatalf("the replay server printed no URL: %v", sc.Err())
+	return ""
+}
+
+func getBody(t *testing.T, ctx context.Context, client *http.Client, url string) []byte {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(t, err)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, url)
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return data
+}
+
+// timeList times one GET read to io.Discard and returns the body's size.
+func timeList(t *testing.T, ctx context.Context, client *http.Client, url string) (time.Duration, int64) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(t, err)
+	start := time.Now()
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, url)
+	n, err := io.Copy(io.Discard, resp.Body)
+	require.NoError(t, err)
+	return time.Since(start), n
+}
+
+// timePagedList follows continue tokens to the end and returns the time
+// and the number of pages.
+func timePagedList(t *testing.T, ctx context.Context, client *http.Client, url string) (time.Duration, int) {
+	t.Helper()
+	start := time.Now()
+	pages := 0
+	for next := url; next != ""; pages++ {
+		body := getBody(t, ctx, client, next)
+		next = ""
+		// The list's metadata comes first; only its continue is read.
+		head := body[:min(len(body), 1024)]
+		if i := bytes.Index(head, []byte(`"continue":"`)); i >= 0 {
+			rest := head[i+len(`"continue":"`):]
+			if j := bytes.IndexByte(rest, '"'); j > 0 {
+				next = url + "&continue=" + string(rest[:j])
+			}
+		}
+		require.Less(t, pages, 10_000, "runaway pagination")
+	}
+	return time.Since(start), pages
+}
+
+// commitAsIs stores objects exactly as encoded (only their resourceVersion
+// changes), creating their namespaces first: a bulk load that skips the
+// create path's defaulting and managedFields, so the fake server's LIST
+// carries the same bytes as the server the objects came from.
+func commitAsIs(ctx context.Context, s *Server, items []json.RawMessage) error {
+	res := s.registry.lookup("", "v1", "pods")
+	nsRes := s.registry.lookup("", "v1", "namespaces")
+	seen := map[string]bool{}
+	for i, item := range items {
+		in, err := s.decodeObject(res, "v1", item, "")
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		ns := in.meta.Namespace
+		if !seen[ns] {
+			seen[ns] = true
+			if _, _, err := s.create(ctx, nsRes, "v1", "", []byte(`{"metadata":{"name":"`+ns+`"}}`), writeOptions{manager: "load"}); err != nil && !strings.Contains(err.Error(), "already exists") {
+				return fmt.Errorf("namespace %s: %w", ns, err)
+			}
+		}
+		m := in.meta
+		restJSON := encodeRest(in.rest)
+		if _, err := s.store.commit(res.storageKey(), objectKey(ns, m.Name), watch.Added, nil, func(rv int64) (*stored, error) {
+			m.ResourceVersion = fmt.Sprint(rv)
+			return assemble("Pod", "v1", m, restJSON, nil)
+		}); err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+	}
+	return nil
+}
