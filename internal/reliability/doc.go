@@ -40,6 +40,8 @@
 //     verb and the websocket upgrade, the admin endpoint.
 //   - security_certs_test.go: authentication by client certificate on
 //     every verb (none, another CA's, a forbidden user's, an allowed one).
+//   - exec_plugin_test.go: the exec credential plugin the matrix's exec
+//     rows authenticate with.
 //   - limits_test.go: the server's limits on one client: watches per user,
 //     a watcher that stops reading.
 //   - leak_test.go: informers started and stopped by the thousand.

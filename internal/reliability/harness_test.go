@@ -128,6 +128,9 @@ type envOptions struct {
 	// maxFrame is every client's rest.Config.MaxWatchFrameBytes; zero
 	// means the default bound.
 	maxFrame int
+	// exec makes every client get its token from an exec credential
+	// plugin (exec_plugin_test.go) instead of its Config.
+	exec bool
 }
 
 // env is one fake API server, a fault proxy in front of it, a direct
@@ -147,6 +150,9 @@ type env struct {
 	timeout time.Duration
 	// maxFrame is every client's rest.Config.MaxWatchFrameBytes.
 	maxFrame int
+	// pluginDir, when set, is where the exec plugin the clients run counts
+	// its runs.
+	pluginDir string
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -154,6 +160,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	e := &env{t: t, clock: clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), mon: reliability.NewMonitor(), out: &outputs{}, timeout: o.timeout, maxFrame: o.maxFrame}
 	if e.timeout == 0 {
 		e.timeout = waitTimeout
+	}
+	if o.exec {
+		e.pluginDir = t.TempDir()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*e.timeout)
 	t.Cleanup(cancel)
@@ -191,13 +200,17 @@ func newEnv(t testing.TB, o envOptions) *env {
 // newClient returns a client of host that sends the test token and logs
 // everything at debug level into the outputs.
 func (e *env) newClient(host string) *rest.Client {
-	c, err := rest.NewClient(&rest.Config{
+	cfg := &rest.Config{
 		Host:               host,
 		BearerToken:        testToken,
 		QPS:                -1,
 		MaxWatchFrameBytes: e.maxFrame,
 		Logger:             slog.New(slog.NewTextHandler(e.out, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+	}
+	if e.pluginDir != "" {
+		cfg.BearerToken, cfg.Exec = "", execConfig(e.pluginDir)
+	}
+	c, err := rest.NewClient(cfg)
 	require.NoError(e.t, err)
 	e.t.Cleanup(c.CloseIdleConnections)
 	return c

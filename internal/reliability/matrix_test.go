@@ -163,23 +163,53 @@ func staleRow() row {
 	}
 }
 
-func authRow(code int) row {
+// authRow is the server refusing the client's next three watch requests
+// with code; with exec, the client's token comes from an exec credential
+// plugin, which must run again after each 401 (its credential dropped) and
+// not after a 403 (the credential was fine; the permission was not).
+func authRow(code int, exec bool) row {
 	name := map[int]string{401: "401 Unauthorized", 403: "403 Forbidden"}[code]
-	return row{
+	r := row{
 		fault:  name,
 		how:    fmt.Sprintf("fake server answers the next 3 watch requests %d", code),
 		expect: "reported as needs-human, retried only after the longest backoff",
+		env:    envOptions{exec: exec},
 		inject: func(e *env, s *subject) {
 			e.srv.FailNext(fakeapiserver.FailRule{Match: configMaps.match("watch"), Code: code, Count: 3})
 			e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
 			e.update(configMaps, "cm-1", "x")
 		},
-		check: func(t *testing.T, e *env, s *subject) string {
-			n := assertSlowRetries(t, s)
-			assert.Equal(t, 3, n, "each refused request reported once")
-			return fmt.Sprintf("%d reported, each followed by a %v wait; %s", n, harnessBackoff.Max, observed(s))
-		},
 	}
+	var runsBefore int
+	if exec {
+		r.fault += ", credentials from an exec plugin"
+		if code == 401 {
+			r.expect += "; the plugin runs again after each 401"
+		} else {
+			r.expect += "; the plugin does not run again"
+		}
+		inject := r.inject
+		r.inject = func(e *env, s *subject) {
+			runsBefore = pluginRuns(e.pluginDir)
+			inject(e, s)
+		}
+	}
+	r.check = func(t *testing.T, e *env, s *subject) string {
+		n := assertSlowRetries(t, s)
+		assert.Equal(t, 3, n, "each refused request reported once")
+		cell := fmt.Sprintf("%d reported, each followed by a %v wait", n, harnessBackoff.Max)
+		if exec {
+			runs := pluginRuns(e.pluginDir) - runsBefore
+			if code == 401 {
+				assert.Equal(t, 3, runs, "the plugin runs again after each 401 (and once more for the request that succeeds)")
+			} else {
+				assert.Zero(t, runs, "a 403 is no reason to fetch a new credential")
+			}
+			cell += fmt.Sprintf("; plugin ran %d more times", runs)
+		}
+		return cell + "; " + observed(s)
+	}
+	return r
 }
 
 var widgets = resource{group: "example.com", version: "v1", plural: "widgets", namespace: "default"}
@@ -372,8 +402,10 @@ func matrixRows() []row {
 			},
 		},
 		staleRow(),
-		authRow(401),
-		authRow(403),
+		authRow(401, false),
+		authRow(403, false),
+		authRow(401, true),
+		authRow(403, true),
 		crdRow(),
 		{
 			fault:  "410 Gone as an immediate response",
