@@ -25,7 +25,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	pretty := negotiation{pretty: isPretty(r)}
 	switch {
 	case path == "/version":
-		writeBody(w, pretty, http.StatusOK, marshal(versionInfo()))
+		// The real server indents /version for every client.
+		writeBody(w, negotiation{pretty: true}, http.StatusOK, marshal(versionInfo()))
 	case path == "/healthz" || path == "/readyz" || path == "/livez" ||
 		strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/readyz/") || strings.HasPrefix(path, "/livez/"):
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -36,37 +37,33 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 			s.writeAggregated(w, r, true)
 			return
 		}
-		writeBody(w, pretty, http.StatusOK, marshal(map[string]any{
-			"kind":     "APIVersions",
-			"versions": []string{"v1"},
-			"serverAddressByClientCIDRs": []map[string]string{
-				{"clientCIDR": "0.0.0.0/0", "serverAddress": r.Host},
-			},
-		}))
+		writeBody(w, pretty, http.StatusOK, marshal(apiVersions(r.Host)))
 	case path == "/apis":
 		if wantsAggregated(r) {
 			s.writeAggregated(w, r, false)
 			return
 		}
-		groups := []any{}
+		groups := []apiGroupDocument{}
 		for _, g := range s.registry.snapshot() {
 			if g.name == "" {
 				continue
 			}
 			groups = append(groups, apiGroupDoc(g))
 		}
-		writeBody(w, pretty, http.StatusOK, marshal(map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
+		writeBody(w, pretty, http.StatusOK, marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: groups}))
 	case strings.HasPrefix(path, "/apis/") && strings.Count(path, "/") == 2:
 		name := strings.TrimPrefix(path, "/apis/")
 		for _, g := range s.registry.snapshot() {
 			if g.name == name && name != "" {
 				doc := apiGroupDoc(g)
-				doc["kind"], doc["apiVersion"] = "APIGroup", "v1"
+				doc.Kind, doc.APIVersion = "APIGroup", "v1"
 				writeBody(w, pretty, http.StatusOK, marshal(doc))
 				return
 			}
 		}
 		writeStatus(w, r, errPathNotFound())
+	case path == "/openapi/v2":
+		s.serveOpenAPIV2(w, r)
 	case path == "/openapi/v3":
 		s.serveOpenAPIIndex(w, r)
 	case strings.HasPrefix(path, "/openapi/v3/"):
@@ -107,12 +104,12 @@ func wantsAggregated(r *http.Request) bool {
 	return false
 }
 
-func apiGroupDoc(g apiGroup) map[string]any {
-	versions := []map[string]string{}
+func apiGroupDoc(g apiGroup) apiGroupDocument {
+	versions := []groupVersionForDiscovery{}
 	for _, v := range g.versions {
-		versions = append(versions, map[string]string{"groupVersion": gv(g.name, v.version), "version": v.version})
+		versions = append(versions, groupVersionForDiscovery{GroupVersion: gv(g.name, v.version), Version: v.version})
 	}
-	return map[string]any{"name": g.name, "versions": versions, "preferredVersion": versions[0]}
+	return apiGroupDocument{Name: g.name, Versions: versions, PreferredVersion: versions[0]}
 }
 
 // serveGroupVersionDiscovery serves the APIResourceList of /api/v1 or

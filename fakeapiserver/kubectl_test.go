@@ -1,14 +1,11 @@
 package fakeapiserver
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,14 +41,7 @@ func (k *kubectl) run(args ...string) string {
 }
 
 func (k *kubectl) try(args ...string) (string, string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", k.kubeconfig, "--cache-dir", k.cacheDir}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+k.dir, "KUBECONFIG=")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return stdout.String(), stderr.String(), err
+	return k.runEnv(nil, args...)
 }
 
 func (k *kubectl) file(name, content string) string {

@@ -34,6 +34,8 @@ type Server struct {
 
 	// openapi caches the rendered OpenAPI documents.
 	openapi openAPICache
+	// openapiV2 caches /openapi/v2 (openapi_v2.go).
+	openapiV2 openAPIV2Cache
 
 	// certs is the generated TLS material (nil without TLS).
 	certs *certs

@@ -27,15 +27,7 @@ func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, inf
 		writeError(w, r, err)
 		return
 	}
-	mt, err := bodyMediaType(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	data, err := readBody(r, s.opts.MaxRequestBodyBytes)
-	if err == nil {
-		data, err = toJSON(data, mt)
-	}
+	data, err := s.readVirtualBody(r, res, info.version)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -95,11 +87,7 @@ func (s *Server) virtualStatus(ctx context.Context, res *Resource, info requestI
 			}
 		}
 	case "selfsubjectrulesreviews":
-		st = map[string]any{
-			"resourceRules":    []any{map[string]any{"verbs": []string{"*"}, "apiGroups": []string{"*"}, "resources": []string{"*"}}},
-			"nonResourceRules": []any{map[string]any{"verbs": []string{"*"}, "nonResourceURLs": []string{"*"}}},
-			"incomplete":       false,
-		}
+		st = s.rulesReviewStatus(user)
 	case "selfsubjectreviews":
 		st = map[string]any{"userInfo": map[string]any{"username": user.Name, "groups": user.Groups}}
 	case "tokenreviews":

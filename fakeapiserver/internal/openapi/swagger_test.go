@@ -1,0 +1,55 @@
+package openapi
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSwaggerFromGroupVersionDocuments(t *testing.T) {
+	defs := Builtin()
+	docs := map[string][]byte{
+		Path("apps", "v1"): GroupVersion("apps", "v1", []Resource{{Group: "apps", Version: "v1", Plural: "deployments", Kind: "Deployment", Namespaced: true,
+			Verbs: []string{"create", "delete", "get", "list", "patch", "update"}}}, defs),
+		Path("example.com", "v1"): GroupVersion("example.com", "v1", []Resource{{Group: "example.com", Version: "v1", Plural: "widgets", Kind: "Widget",
+			Verbs: []string{"get", "patch"}}}, defs),
+	}
+	b, err := Swagger(docs)
+	require.NoError(t, err)
+	var doc struct {
+		Swagger     string                    `json:"swagger"`
+		Paths       map[string]map[string]any `json:"paths"`
+		Definitions map[string]map[string]any `json:"definitions"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	assert.Equal(t, "2.0", doc.Swagger)
+
+	patch, _ := doc.Paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"].(map[string]any)
+	require.NotNil(t, patch, "the deployment's PATCH operation")
+	assert.Equal(t, map[string]any{"group": "apps", "version": "v1", "kind": "Deployment"}, patch["x-kubernetes-group-version-kind"])
+	assert.Contains(t, patch["consumes"], "application/strategic-merge-patch+json")
+	params, _ := patch["parameters"].([]any)
+	require.NotEmpty(t, params)
+	assert.Equal(t, map[string]any{"name": "body", "in": "body", "required": true,
+		"schema": map[string]any{"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}}, params[0])
+	assert.Contains(t, params, map[string]any{"name": "fieldValidation", "in": "query", "type": "string", "uniqueItems": true})
+	assert.Equal(t, map[string]any{"description": "OK", "schema": map[string]any{"$ref": "#/definitions/io.k8s.api.apps.v1.Deployment"}},
+		patch["responses"].(map[string]any)["200"])
+
+	spec := doc.Definitions["io.k8s.api.apps.v1.DeploymentSpec"]
+	require.NotNil(t, spec)
+	props := spec["properties"].(map[string]any)
+	assert.Equal(t, map[string]any{"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}, props["selector"], "a lone allOf is the reference")
+	assert.Equal(t, "retainKeys", props["strategy"].(map[string]any)["x-kubernetes-patch-strategy"])
+	assert.Equal(t, map[string]any{"type": "string", "format": "int-or-string"}, doc.Definitions["io.k8s.apimachinery.pkg.util.intstr.IntOrString"])
+	assert.Contains(t, doc.Definitions, "com.example.v1.Widget", "custom kinds keep their schema")
+	assert.NotContains(t, string(b), "#/components/schemas/", "every reference points into definitions")
+}
+
+func TestSwaggerRejectsBrokenDocument(t *testing.T) {
+	_, err := Swagger(map[string][]byte{"api/v1": []byte("{")})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "openapi v3 document api/v1")
+}
