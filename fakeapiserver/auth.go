@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"crypto/subtle"
+	"crypto/x509"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -58,8 +59,10 @@ func (s *Server) authenticate(r *http.Request) (User, error) {
 			return User{}, errUnauthorized()
 		}
 	} else if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 && s.opts.ClientCertificates {
-		// The TLS layer has verified the chain against our CA.
-		c := r.TLS.PeerCertificates[0]
+		c, err := s.verifyClientCertificate(r.TLS.PeerCertificates)
+		if err != nil {
+			return User{}, errUnauthorized()
+		}
 		user = &User{Name: c.Subject.CommonName, Groups: c.Subject.Organization}
 	}
 	if user == nil {
@@ -181,4 +184,22 @@ func (s *Server) kubeconfigUser() [][2]string {
 			[2]string{"client-key-data", base64.StdEncoding.EncodeToString(s.certs.clientKeyPEM)})
 	}
 	return out
+}
+
+// verifyClientCertificate checks the chain a client presented against the
+// server's CA for client authentication; the TLS layer only asked for it.
+func (s *Server) verifyClientCertificate(chain []*x509.Certificate) (*x509.Certificate, error) {
+	intermediates := x509.NewCertPool()
+	for _, c := range chain[1:] {
+		intermediates.AddCert(c)
+	}
+	_, err := chain[0].Verify(x509.VerifyOptions{
+		Roots:         s.certs.caPool,
+		Intermediates: intermediates,
+		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("client certificate: %w", err)
+	}
+	return chain[0], nil
 }

@@ -114,8 +114,10 @@ func (s *Server) serverTLSConfig() (*tls.Config, error) {
 		NextProtos:   []string{"h2", "http/1.1"},
 	}
 	if s.opts.ClientCertificates {
-		cfg.ClientAuth = tls.VerifyClientCertIfGiven
-		cfg.ClientCAs = s.certs.caPool
+		// As kube-apiserver: ask for a certificate but verify it in the
+		// authenticator, so one the CA did not sign is a 401, not a
+		// failed handshake.
+		cfg.ClientAuth = tls.RequestClientCert
 	}
 	return cfg, nil
 }

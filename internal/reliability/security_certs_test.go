@@ -38,10 +38,6 @@ func httpClient(t *testing.T, tc *tls.Config) *http.Client {
 	return hc
 }
 
-// foreignCertGap names the request that tracks a certificate from another
-// CA failing the TLS handshake instead of getting 401.
-const foreignCertGap = "docs/requests-reliability.md §8"
-
 func TestClientCertificatesOnEveryVerb(t *testing.T) {
 	opts := fakeapiserver.Options{TLS: true, ClientCertificates: true}
 	srv := fakeapiserver.NewForTest(t, opts)
@@ -72,9 +68,6 @@ func TestClientCertificatesOnEveryVerb(t *testing.T) {
 		for _, who := range cases(v.ok) {
 			t.Run(v.verb+"/"+who.name, func(t *testing.T) {
 				code, err := v.send(t, httpClient(t, who.tls), who.srv.URL(), "")
-				if who.name == "another CA's certificate" && err != nil {
-					t.Skipf("GAP %s: the TLS handshake fails instead of a 401: %v", foreignCertGap, err)
-				}
 				require.NoError(t, err)
 				assert.Equal(t, who.want, code)
 			})
@@ -83,9 +76,6 @@ func TestClientCertificatesOnEveryVerb(t *testing.T) {
 	for _, who := range cases(http.StatusSwitchingProtocols) {
 		t.Run("websocket watch/"+who.name, func(t *testing.T) {
 			code, err := websocketWatch(who.srv.URL(), http.Header{}, who.tls)
-			if who.name == "another CA's certificate" && code == 0 {
-				t.Skipf("GAP %s: the TLS handshake fails instead of a 401: %v", foreignCertGap, err)
-			}
 			require.NotZero(t, code, "%v", err)
 			assert.Equal(t, who.want, code)
 		})
