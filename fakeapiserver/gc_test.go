@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -221,4 +222,37 @@ func TestGCDeletingACRDCollectsWhatItsObjectsOwned(t *testing.T) {
 	require.Equal(t, http.StatusOK, c.do(http.MethodDelete, crdPath+"/widgets.example.com", "").code)
 	assert.Equal(t, http.StatusNotFound, c.get(cmPathGC+"/owned").code)
 	assert.Equal(t, http.StatusNotFound, c.get("/api/v1/namespaces/team").code, "its last content went with the CRD")
+}
+
+func TestGCConcurrentDependentsAreAllCollected(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	owner := c.mustCreate(cmPathGC, `{"metadata":{"name":"owner"}}`)
+	const writers, each = 4, 15
+	codes := make(chan int, writers*each+1)
+	done := make(chan struct{})
+	for w := range writers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range each {
+				// No require off the test goroutine: report the code.
+				body := fmt.Sprintf(`{"metadata":{"name":"dep-%d-%d","ownerReferences":[%s]}}`, w, i, ownerRef(owner, false))
+				resp, err := c.http.Post(c.base+cmPathGC, "application/json", strings.NewReader(body))
+				if err != nil {
+					codes <- 0
+					continue
+				}
+				resp.Body.Close()
+				codes <- resp.StatusCode
+			}
+		}()
+	}
+	codes <- c.do(http.MethodDelete, cmPathGC+"/owner", "").code
+	for range writers {
+		<-done
+	}
+	close(codes)
+	for code := range codes {
+		assert.Contains(t, []int{http.StatusOK, http.StatusCreated}, code)
+	}
+	assert.Empty(t, decodeList(t, c.get(cmPathGC)).Items, "dependents written before, during and after the owner's delete are all collected")
 }

@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -156,4 +157,16 @@ func TestKubectlDeleteNamespaceWithContents(t *testing.T) {
 	assert.Contains(t, errOut, `configmaps "late" is forbidden: unable to create new content in namespace held because it is being terminated`)
 	k.run("patch", "-n", "held", "configmap", "pin", "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
 	assert.Equal(t, http.StatusNotFound, c.get("/api/v1/namespaces/held").code)
+}
+
+func TestKubectlGetScaleSubresource(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	k := newKubectl(t, s)
+	c.mustCreate(deployPath, webDeployment)
+	lines := strings.Split(strings.TrimSpace(k.run("get", "deployment", "web", "--subresource=scale")), "\n")
+	require.Len(t, lines, 2, "%q", lines)
+	assert.Equal(t, []string{"NAME", "DESIRED", "AVAILABLE"}, strings.Fields(lines[0]))
+	assert.Equal(t, []string{"web", "2", "0"}, strings.Fields(lines[1]))
+	out := k.run("get", "deployment", "web", "--subresource=scale", "-o", "jsonpath={.kind} {.spec.replicas} {.status.selector}")
+	assert.Equal(t, "Scale 2 app=web,!canary,tier in (a,b)", out)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
+	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/selector"
 )
@@ -109,7 +110,11 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info request
 		writeStatus(w, r, errPathNotFound())
 		return
 	}
-	n, err := negotiate(r, false)
+	negotiateFor := negotiate
+	if info.verb == "get" {
+		negotiateFor = negotiateRead
+	}
+	n, err := negotiateFor(r, false)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -133,11 +138,41 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info request
 		return
 	}
 	body, err := scaleOf(obj, sc)
+	if err == nil && n.format == formatTable {
+		body, err = s.scaleTable(body, n)
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	writeBody(w, n, http.StatusOK, body)
+}
+
+// scalePrinter renders a Scale as the real server's Table does: NAME,
+// DESIRED, AVAILABLE.
+var scalePrinter = tbl.ForCustom([]tbl.PrinterColumn{
+	{Name: "Desired", Type: "integer", JSONPath: ".spec.replicas", Description: "replicas is the desired number of instances for the scaled object."},
+	{Name: "Available", Type: "integer", JSONPath: ".status.replicas", Description: "replicas is the actual number of observed instances of the scaled object."},
+})
+
+// scaleTable renders an encoded Scale as a one-row Table.
+func (s *Server) scaleTable(scale []byte, n negotiation) ([]byte, error) {
+	doc, err := jsonv.Parse(scale)
+	if err != nil {
+		return nil, err
+	}
+	v := doc.Value
+	if spec := v.Get("spec"); spec != nil && spec.Get("replicas") == nil {
+		// Omitted at zero in the Scale; the Table shows 0.
+		spec.Set("replicas", jsonv.Value{Kind: jsonv.Number, Str: "0"})
+	}
+	rv := ""
+	if md := v.Get("metadata"); md != nil {
+		if x := md.Get("resourceVersion"); x != nil {
+			rv = x.Str
+		}
+	}
+	return scalePrinter.Render([]jsonv.Value{v}, rvMeta(rv), tbl.Options{Include: n.include, APIVersion: n.tableAPIVersion, Now: s.clock.Now()}), nil
 }
 
 // scaleObject is an autoscaling/v1 Scale.

@@ -46,6 +46,10 @@ func TestScaleGet(t *testing.T) {
 	r := c.get(deployPath + "/web/scale")
 	assert.JSONEq(t, `{"replicas":0,"selector":"app=web,!canary,tier in (a,b)"}`, string(mustField(t, r.body, "status")))
 
+	tr := c.get(deployPath+"/web/scale?includeObject=None", "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	require.Equal(t, http.StatusOK, tr.code, "%s", tr.body)
+	assert.JSONEq(t, `[{"cells":["web",2,0],"object":null}]`, string(mustField(t, tr.body, "rows")))
+
 	assert.Equal(t, http.StatusNotFound, c.get(deployPath+"/missing/scale").code)
 	assert.Equal(t, http.StatusNotFound, c.get(cmPathGC+"/x/scale").code, "configmaps have no scale")
 
