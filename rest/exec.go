@@ -317,9 +317,12 @@ func (a *execAuth) parse(out []byte) (*execCred, error) {
 	return cred, nil
 }
 
-// limitedBuffer collects up to max bytes and notes whether more came.
+// limitedBuffer collects up to max bytes and notes whether more came. It
+// holds its buffer in a field rather than embedding it: an embedded
+// bytes.Buffer would lend it ReadFrom, which io.Copy (and so os/exec)
+// prefers to Write, and the bound would never be applied.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf      bytes.Buffer
 	max      int
 	overflow bool
 }
@@ -328,10 +331,13 @@ type limitedBuffer struct {
 // blocks on a full pipe.
 func (b *limitedBuffer) Write(p []byte) (int, error) {
 	n := len(p)
-	if room := b.max - b.Len(); len(p) > room {
+	if room := b.max - b.buf.Len(); len(p) > room {
 		p = p[:max(room, 0)]
 		b.overflow = true
 	}
-	b.Buffer.Write(p)
+	b.buf.Write(p)
 	return n, nil
 }
+
+// Bytes returns what was kept.
+func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }

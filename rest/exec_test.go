@@ -21,7 +21,7 @@ import (
 //
 //	PLUGIN_DIR     where it appends one line per run ("runs") and saves
 //	               KUBERNETES_EXEC_INFO ("info.json")
-//	PLUGIN_MODE    token (default), cert, fail, garbage, wrongversion
+//	PLUGIN_MODE    token (default), cert, fail, garbage, huge, wrongversion
 //	PLUGIN_EXPIRY  expirationTimestamp to print, if any
 //	PLUGIN_CERT, PLUGIN_KEY  PEM files for cert mode
 const fakePluginEnv = "KUBECACHE_TEST_EXEC_PLUGIN"
@@ -57,6 +57,11 @@ func fakePlugin() int {
 		return 1
 	case "garbage":
 		fmt.Print(`{"kind":"ExecCredential","status":{"token":"SECRET-IN-GARBAGE"`)
+		return 0
+	case "huge":
+		// A valid ExecCredential, padded past the output bound.
+		fmt.Printf(`{"apiVersion":%q,"kind":"ExecCredential","status":{"token":"SECRET-IN-HUGE"},"pad":"%s"}`,
+			in.APIVersion, strings.Repeat("x", maxExecOutput))
 		return 0
 	case "wrongversion":
 		in.APIVersion = "client.authentication.k8s.io/v9"
@@ -236,6 +241,12 @@ func TestExecPluginFailures(t *testing.T) {
 	err = run(exec)
 	assert.ErrorContains(t, err, "not an ExecCredential")
 	assert.NotContains(t, err.Error(), "SECRET")
+
+	exec, _ = pluginConfig(t, "huge")
+	err = run(exec)
+	assert.ErrorContains(t, err, "output is larger than 1048576 bytes")
+	assert.NotContains(t, err.Error(), "SECRET")
+	assert.Less(t, len(err.Error()), 1024, "the output is not quoted")
 
 	exec, _ = pluginConfig(t, "wrongversion")
 	err = run(exec)
