@@ -41,7 +41,8 @@
 //   - gc.go: the garbage collector (ownerReferences: background,
 //     foreground, orphan), run after every write through the ordinary
 //     write paths; namespaces.go also empties and removes a deleted
-//     namespace. scale.go: the scale subresource (autoscaling/v1 Scale).
+//     namespace, namespace_finalize.go serves namespaces/finalize.
+//     scale.go: the scale subresource (autoscaling/v1 Scale).
 //   - discovery.go, openapi.go (internal/openapi): what kubectl reads
 //     first; the resource table is generated from a real server's
 //     discovery documents by internal/gen. negotiate.go, output.go:

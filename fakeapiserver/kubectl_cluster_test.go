@@ -170,3 +170,15 @@ func TestKubectlGetScaleSubresource(t *testing.T) {
 	out := k.run("get", "deployment", "web", "--subresource=scale", "-o", "jsonpath={.kind} {.spec.replicas} {.status.selector}")
 	assert.Equal(t, "Scale 2 app=web,!canary,tier in (a,b)", out)
 }
+
+func TestKubectlReplaceRawFinalizeReleasesAStuckNamespace(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	k := newKubectl(t, s)
+	c.mustCreate("/api/v1/namespaces", `{"metadata":{"name":"stuck"},"spec":{"finalizers":["kubernetes","example.com/other"]}}`)
+	assert.Equal(t, "namespace \"stuck\" deleted\n", k.run("delete", "namespace", "stuck", "--wait=false"))
+	assert.Equal(t, "Terminating example.com/other", k.run("get", "namespace", "stuck", "-o", "jsonpath={.status.phase} {.spec.finalizers[*]}"))
+	body := k.file("stuck.json", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},"spec":{"finalizers":[]}}`)
+	out := k.run("replace", "--raw", "/api/v1/namespaces/stuck/finalize", "-f", body)
+	assert.Contains(t, out, `"name":"stuck"`)
+	assert.Equal(t, http.StatusNotFound, c.get("/api/v1/namespaces/stuck").code)
+}

@@ -83,3 +83,28 @@ func TestNamespaceWithSpecFinalizerStays(t *testing.T) {
 	require.Equal(t, http.StatusOK, got.code, "another spec finalizer holds it")
 	assert.Equal(t, []any{"example.com/other"}, got.object(t)["spec"].(map[string]any)["finalizers"], "the server removed its own")
 }
+
+func TestNamespaceFinalizeSubresource(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	c.mustCreate("/api/v1/namespaces", `{"metadata":{"name":"stuck"},"spec":{"finalizers":["kubernetes","example.com/other"]}}`)
+	require.Equal(t, http.StatusOK, c.do(http.MethodDelete, "/api/v1/namespaces/stuck", "").code)
+	require.Equal(t, http.StatusOK, c.get("/api/v1/namespaces/stuck").code)
+
+	r := c.do(http.MethodPut, "/api/v1/namespaces/stuck/finalize", `{"metadata":{"name":"other"},"spec":{"finalizers":[]}}`)
+	assert.Equal(t, http.StatusBadRequest, r.code, "%s", r.body)
+	r = c.do(http.MethodPut, "/api/v1/namespaces/stuck/finalize", `{"metadata":{"name":"stuck","resourceVersion":"1"},"spec":{"finalizers":[]}}`)
+	assert.Equal(t, http.StatusConflict, r.code, "%s", r.body)
+	r = c.do(http.MethodPut, "/api/v1/namespaces/stuck/finalize?dryRun=All", `{"metadata":{"name":"stuck"},"spec":{"finalizers":[]}}`)
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	require.Equal(t, http.StatusOK, c.get("/api/v1/namespaces/stuck").code, "dry run")
+
+	r = c.do(http.MethodPut, "/api/v1/namespaces/stuck/finalize", `{"metadata":{"name":"stuck"},"spec":{"finalizers":[]}}`)
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	assert.Equal(t, http.StatusNotFound, c.get("/api/v1/namespaces/stuck").code, "the last spec finalizer of a terminating namespace deletes it")
+
+	// On a live namespace it only sets the finalizers.
+	r = c.do(http.MethodPut, "/api/v1/namespaces/default/finalize", `{"metadata":{"name":"default"},"spec":{"finalizers":["example.com/x"]}}`)
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	assert.Equal(t, []any{"example.com/x"}, c.get("/api/v1/namespaces/default").object(t)["spec"].(map[string]any)["finalizers"])
+	assert.Equal(t, http.StatusNotFound, c.do(http.MethodPut, "/api/v1/namespaces/missing/finalize", `{"metadata":{"name":"missing"}}`).code)
+}

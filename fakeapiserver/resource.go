@@ -30,8 +30,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		}
 	}
 	scale := info.subresource == "scale" && res.hasSubresource("scale")
+	finalize := info.subresource == "finalize" && res.storageKey() == "/namespaces" && info.verb == "update"
 	if info.subresource != "" {
-		if (info.subresource != "status" || !res.hasStatus()) && !scale {
+		if (info.subresource != "status" || !res.hasStatus()) && !scale && !finalize {
 			writeStatus(w, r, errPathNotFound())
 			return
 		}
@@ -50,8 +51,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		writeError(w, r, err)
 		return
 	}
-	if scale {
+	switch {
+	case scale:
 		s.serveScale(w, r, info, res)
+		return
+	case finalize:
+		s.handleNamespaceFinalize(w, r, info, res)
 		return
 	}
 	switch info.verb {

@@ -1,0 +1,80 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// PUT /api/v1/namespaces/{name}/finalize: the namespace controller's (and
+// a stuck namespace's owner's) way to change spec.finalizers, the only
+// field it writes. A terminating namespace whose spec and metadata
+// finalizers are then all gone is deleted by that write.
+
+func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	n, data, wo, err := s.readWrite(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	in, err := s.decodeObject(res, info.version, data, wo.validation)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if in.meta.Name != info.name {
+		writeStatus(w, r, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.meta.Name, info.name)))
+		return
+	}
+	finalizers := jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{}}
+	if spec := findMember(in.rest, "spec"); spec != nil && spec.Kind == jsonv.Object {
+		if fs := spec.Get("finalizers"); fs != nil && fs.Kind == jsonv.Array {
+			for i, f := range fs.Arr {
+				if f.Kind != jsonv.String || f.Str == "" {
+					writeStatus(w, r, errInvalid("", "Namespace", info.name, []fieldError{invalid(fmt.Sprintf("spec.finalizers[%d]", i), f.Str, "name part must be non-empty")}))
+					return
+				}
+			}
+			finalizers = fs.Clone()
+		}
+	}
+	for attempt := 0; attempt < 100; attempt++ {
+		cur := s.store.get(res.storageKey(), info.name)
+		if cur == nil {
+			writeStatus(w, r, errNotFound(res, info.name))
+			return
+		}
+		if rv := in.meta.ResourceVersion; rv != "" && rv != cur.meta.ResourceVersion {
+			writeStatus(w, r, errConflict(res, info.name, msgModified))
+			return
+		}
+		next, err := rewritten(res, cur, true, func(_ *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
+			spec := jsonv.NewObject()
+			if cur := findMember(rest, "spec"); cur != nil && cur.Kind == jsonv.Object {
+				spec = cur.Clone()
+			}
+			spec.Set("finalizers", finalizers)
+			return replaceMember(rest, "spec", &spec), true
+		})
+		if err == nil && sameContent(cur, next) {
+			next = nil
+		}
+		var obj *stored
+		if err == nil {
+			obj, err = s.finishUpdate(r.Context(), res, cur, next, wo.dryRun)
+		}
+		if errors.Is(err, errChanged) {
+			continue
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, gv(res.Group, info.version)))
+		return
+	}
+	writeStatus(w, r, errConflict(res, info.name, msgModified))
+}
