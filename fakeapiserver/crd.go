@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -44,6 +45,9 @@ type crdSpec struct {
 			JSONPath string `json:"jsonPath"`
 		} `json:"selectableFields,omitempty"`
 		AdditionalPrinterColumns []tbl.PrinterColumn `json:"additionalPrinterColumns,omitempty"`
+		Schema                   *struct {
+			OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema,omitempty"`
+		} `json:"schema,omitempty"`
 	} `json:"versions"`
 }
 
@@ -230,6 +234,13 @@ func (s *Server) crdResources(obj *stored) []*Resource {
 			}
 			if v.Subresources.Scale != nil {
 				r.Subresources = append(r.Subresources, Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
+			}
+		}
+		if v.Schema != nil && len(v.Schema.OpenAPIV3Schema) > 0 {
+			// A schema that does not convert checks nothing: the real
+			// server would have refused such a definition.
+			if schema, err := openapi.FromJSONSchema(v.Schema.OpenAPIV3Schema); err == nil {
+				r.customSchema = schema
 			}
 		}
 		if len(v.SelectableFields) > 0 {

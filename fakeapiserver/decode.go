@@ -118,6 +118,13 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 			return nil, cannot("%v", err)
 		}
 	}
+	var customErrs []fieldError
+	if res.Custom && res.customSchema != nil {
+		cw := &customWalk{}
+		in.rest = cw.members(in.rest, res.customSchema, "")
+		walk.fields = append(walk.fields, cw.fields...)
+		customErrs = cw.errs
+	}
 	switch validation {
 	case "Strict":
 		if len(walk.fields) > 0 {
@@ -127,6 +134,9 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 	case "Ignore":
 	default:
 		in.warnings = walk.fields
+	}
+	if len(customErrs) > 0 {
+		return nil, errInvalid(res.Group, res.Kind, in.meta.Name, customErrs)
 	}
 	return in, nil
 }
@@ -168,19 +178,19 @@ func (s *Server) checkTypes(res *Resource, version string, doc *jsonv.Value, dup
 	defs := openapi.Builtin()
 	w := newSchemaWalk(defs, duplicates)
 	if name, schema, ok := defs.ForKind(openapi.GVK{Group: res.Group, Version: version, Kind: res.Kind}); ok {
-		w.object(doc, schema, fieldPath{goStruct: structName(name)})
+		w.object(doc, schema, structName(name))
 		return w
 	}
 	if i := doc.Index("metadata"); i >= 0 && doc.Obj[i].Value.Kind == jsonv.Object {
 		// A custom resource's metadata is decoded on its own, so the
 		// real server's type errors name ObjectMeta.labels, not
 		// ObjectMeta.metadata.labels.
-		at := fieldPath{path: "metadata", dupPath: "metadata", goStruct: structName(defObjectMeta)}
-		w.object(&doc.Obj[i].Value, &openapi.Schema{Ref: defObjectMeta}, at)
+		w.prefix = "metadata"
+		w.object(&doc.Obj[i].Value, &openapi.Schema{Ref: defObjectMeta}, structName(defObjectMeta))
 	}
 	if res.Custom {
-		// Unknown fields outside metadata belong to the CRD's schema,
-		// which is not checked; duplicates are still reported.
+		// Fields outside metadata belong to the CRD's schema
+		// (validation_custom.go), which reports no duplicates.
 		w.dups = nil
 	}
 	return w

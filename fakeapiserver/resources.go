@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 )
 
@@ -55,6 +57,10 @@ type Resource struct {
 	NoNamespaceField bool
 	// NameRule selects the validation applied to metadata.name.
 	NameRule NameRule
+	// customSchema is a custom resource's structural schema (its CRD
+	// version's openAPIV3Schema), which prunes and type-checks its
+	// objects (validation_custom.go); nil checks metadata alone.
+	customSchema *openapi.Schema
 	// NoWatchCache marks resources the real server serves straight from
 	// etcd (core events): compaction is visible at once.
 	NoWatchCache bool

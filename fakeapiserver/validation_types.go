@@ -58,34 +58,61 @@ type schemaWalk struct {
 	fatal bool
 	// fields are the unknown- and duplicate-field messages.
 	fields []string
+	// steps is the path from the root to the current value (see
+	// render); prefix is the root's own path ("metadata" when metadata
+	// is walked alone). stack backs steps for ordinary depths.
+	steps  []pathStep
+	prefix string
+	stack  [24]pathStep
 }
 
-// fieldPath is where the walk is: path is the field as the unknown-field
-// messages write it (with list indexes), goPath as the Go decoder's type
-// errors write it (without), dupPath as the parser's duplicate list
-// writes it, and goStruct the Go struct that holds the current field.
-type fieldPath struct {
-	path, goPath, dupPath, goStruct string
+// pathStep is one step from the root to where the walk is: a member
+// (key; inMap when the key is data, a map entry) or a list item (index
+// >= 0).
+type pathStep struct {
+	key   string
+	index int
+	inMap bool
 }
 
-func (p fieldPath) child(key string) fieldPath {
-	join := func(base string) string {
-		if base == "" {
-			return key
-		}
-		return base + "." + key
+// Where the walk is, as w.steps; the strings are built only for a message.
+// Three renderings exist: the unknown-field messages write list indexes
+// and map keys ("spec.containers[0].bogus"), the Go decoder's type errors
+// write neither ("spec.containers.image"), and the parser's duplicate list
+// writes map keys but no indexes.
+
+func (w *schemaWalk) push(st pathStep) { w.steps = append(w.steps, st) }
+
+func (w *schemaWalk) pop() { w.steps = w.steps[:len(w.steps)-1] }
+
+// render writes the current path with list indexes and map keys as asked;
+// the prefix (the root's own path) is written unless neither is.
+func (w *schemaWalk) render(indexes, mapKeys bool) string {
+	var b strings.Builder
+	if indexes || mapKeys {
+		b.WriteString(w.prefix)
 	}
-	return fieldPath{path: join(p.path), goPath: join(p.goPath), dupPath: join(p.dupPath), goStruct: p.goStruct}
-}
-
-func (p fieldPath) index(i int) fieldPath {
-	p.path += "[" + strconv.Itoa(i) + "]"
-	return p
+	for _, st := range w.steps {
+		switch {
+		case st.index >= 0:
+			if indexes {
+				b.WriteString("[" + strconv.Itoa(st.index) + "]")
+			}
+		case st.inMap && !mapKeys:
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(st.key)
+		}
+	}
+	return b.String()
 }
 
 // newSchemaWalk starts a walk; duplicates is the parser's list.
 func newSchemaWalk(defs *openapi.Definitions, duplicates []string) *schemaWalk {
 	w := &schemaWalk{defs: defs}
+	w.steps = w.stack[:0]
 	if len(duplicates) > 0 {
 		w.dups = make(map[string]bool, len(duplicates))
 		for _, d := range duplicates {
@@ -95,9 +122,9 @@ func newSchemaWalk(defs *openapi.Definitions, duplicates []string) *schemaWalk {
 	return w
 }
 
-// object walks the members of a top-level object (or of metadata alone)
-// against the struct schema s named goStruct. at is where the object sits.
-func (w *schemaWalk) object(v *jsonv.Value, s *openapi.Schema, at fieldPath) {
+// object walks the members of an object against the struct schema s;
+// goStruct is the Go struct the members are fields of.
+func (w *schemaWalk) object(v *jsonv.Value, s *openapi.Schema, goStruct string) {
 	rs := w.defs.Resolve(s)
 	if rs == nil {
 		return
@@ -107,23 +134,36 @@ func (w *schemaWalk) object(v *jsonv.Value, s *openapi.Schema, at fieldPath) {
 			return
 		}
 		m := &v.Obj[i]
-		p := at.child(m.Key)
-		if prop := rs.Property(m.Key); prop != nil {
-			w.value(&m.Value, prop, p)
-		} else if rs.AdditionalProperties != nil {
-			w.value(&m.Value, rs.AdditionalProperties, fieldPath{path: p.path, goPath: at.goPath, dupPath: p.dupPath, goStruct: at.goStruct})
-		} else if !rs.PreserveUnknownFields {
-			w.fields = append(w.fields, fmt.Sprintf("unknown field %q", p.path))
+		prop, inMap := rs.Property(m.Key), false
+		if prop == nil && rs.AdditionalProperties != nil {
+			prop, inMap = rs.AdditionalProperties, true
 		}
-		if w.dups[p.dupPath] {
-			delete(w.dups, p.dupPath)
-			w.fields = append(w.fields, fmt.Sprintf("duplicate field %q", p.path))
+		w.push(pathStep{key: m.Key, index: -1, inMap: inMap})
+		switch {
+		case prop != nil:
+			w.value(&m.Value, prop, goStruct)
+		case !rs.PreserveUnknownFields:
+			w.fields = append(w.fields, fmt.Sprintf("unknown field %q", w.render(true, true)))
 		}
+		w.duplicate()
+		w.pop()
 	}
 }
 
-// value walks one value against the (unresolved) schema s of the field at.
-func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, at fieldPath) {
+// duplicate reports the current member when the parser saw its key twice.
+func (w *schemaWalk) duplicate() {
+	if len(w.dups) == 0 {
+		return
+	}
+	if d := w.render(false, true); w.dups[d] {
+		delete(w.dups, d)
+		w.fields = append(w.fields, fmt.Sprintf("duplicate field %q", w.render(true, true)))
+	}
+}
+
+// value walks one value against the (unresolved) schema s of the current
+// field, a field of the Go struct goStruct.
+func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, goStruct string) {
 	if s == nil || v.Kind == jsonv.Null || w.fatal {
 		return
 	}
@@ -136,13 +176,13 @@ func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, at fieldPath) {
 	case defIntOrString:
 		if v.Kind != jsonv.String {
 			if what := intProblem(v, 32); what != "" {
-				w.stop(w.typeError(what, at, "int32"))
+				w.stop(w.typeError(what, goStruct, "int32"))
 			}
 		}
 		return
 	case defTime, defMicroTime:
 		if v.Kind != jsonv.String {
-			w.stop(w.typeError(goKind(v.Kind), at, "string"))
+			w.stop(w.typeError(goKind(v.Kind), goStruct, "string"))
 			return
 		}
 		layout := time.RFC3339
@@ -163,34 +203,32 @@ func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, at fieldPath) {
 		switch {
 		case len(rs.Properties) > 0:
 			if v.Kind != jsonv.Object {
-				w.save(w.typeError(goKind(v.Kind), at, w.goType(s)))
+				w.save(w.typeError(goKind(v.Kind), goStruct, w.goType(s)))
 				return
 			}
-			in := at
-			in.goStruct = structName(s.Ref)
-			w.object(v, rs, in)
+			w.object(v, rs, structName(s.Ref))
 		case rs.AdditionalProperties != nil:
 			if v.Kind != jsonv.Object {
-				w.save(w.typeError(goKind(v.Kind), at, w.goType(s)))
+				w.save(w.typeError(goKind(v.Kind), goStruct, w.goType(s)))
 				return
 			}
 			for i := range v.Obj {
 				m := &v.Obj[i]
-				c := at.child(m.Key)
-				w.value(&m.Value, rs.AdditionalProperties, fieldPath{path: c.path, goPath: at.goPath, dupPath: c.dupPath, goStruct: at.goStruct})
-				if w.dups[c.dupPath] {
-					delete(w.dups, c.dupPath)
-					w.fields = append(w.fields, fmt.Sprintf("duplicate field %q", c.path))
-				}
+				w.push(pathStep{key: m.Key, index: -1, inMap: true})
+				w.value(&m.Value, rs.AdditionalProperties, goStruct)
+				w.duplicate()
+				w.pop()
 			}
 		}
 	case "array":
 		if v.Kind != jsonv.Array {
-			w.save(w.typeError(goKind(v.Kind), at, w.goType(s)))
+			w.save(w.typeError(goKind(v.Kind), goStruct, w.goType(s)))
 			return
 		}
 		for i := range v.Arr {
-			w.value(&v.Arr[i], rs.Items, at.index(i))
+			w.push(pathStep{index: i})
+			w.value(&v.Arr[i], rs.Items, goStruct)
+			w.pop()
 		}
 	case "string":
 		switch {
@@ -201,11 +239,11 @@ func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, at fieldPath) {
 		case rs.Format == "byte" && v.Kind == jsonv.Array:
 			for i := range v.Arr {
 				if what := intProblem(&v.Arr[i], -8); what != "" {
-					w.save(w.typeError(what, at, "uint8"))
+					w.save(w.typeError(what, goStruct, "uint8"))
 				}
 			}
 		case v.Kind != jsonv.String:
-			w.save(w.typeError(goKind(v.Kind), at, w.goType(s)))
+			w.save(w.typeError(goKind(v.Kind), goStruct, w.goType(s)))
 		}
 	case "integer":
 		bits := 64
@@ -213,17 +251,17 @@ func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, at fieldPath) {
 			bits = 32
 		}
 		if what := intProblem(v, bits); what != "" {
-			w.save(w.typeError(what, at, w.goType(s)))
+			w.save(w.typeError(what, goStruct, w.goType(s)))
 		}
 	case "number":
 		if v.Kind != jsonv.Number {
-			w.save(w.typeError(goKind(v.Kind), at, "float64"))
+			w.save(w.typeError(goKind(v.Kind), goStruct, "float64"))
 		} else if _, err := strconv.ParseFloat(v.Str, 64); err != nil {
-			w.save(w.typeError("number "+v.Str, at, "float64"))
+			w.save(w.typeError("number "+v.Str, goStruct, "float64"))
 		}
 	case "boolean":
 		if v.Kind != jsonv.Bool {
-			w.save(w.typeError(goKind(v.Kind), at, "bool"))
+			w.save(w.typeError(goKind(v.Kind), goStruct, "bool"))
 		}
 	}
 }
@@ -241,8 +279,8 @@ func (w *schemaWalk) stop(msg string) {
 }
 
 // typeError words a type mismatch as the Go decoder does.
-func (w *schemaWalk) typeError(what string, at fieldPath, goType string) string {
-	return "json: cannot unmarshal " + what + " into Go struct field " + at.goStruct + "." + at.goPath + " of type " + goType
+func (w *schemaWalk) typeError(what, goStruct, goType string) string {
+	return "json: cannot unmarshal " + what + " into Go struct field " + goStruct + "." + w.render(false, false) + " of type " + goType
 }
 
 // goKind names a JSON type as the Go decoder's errors do.

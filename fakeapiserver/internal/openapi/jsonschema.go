@@ -23,6 +23,7 @@ type jsonSchemaProps struct {
 	MapType               string                     `json:"x-kubernetes-map-type"`
 	PreserveUnknownFields bool                       `json:"x-kubernetes-preserve-unknown-fields"`
 	IntOrString           bool                       `json:"x-kubernetes-int-or-string"`
+	Nullable              bool                       `json:"nullable"`
 	EmbeddedResource      bool                       `json:"x-kubernetes-embedded-resource"`
 }
 
@@ -74,7 +75,7 @@ func fromJSONSchema(raw []byte, depth int) (*Schema, error) {
 	s := &Schema{
 		Type: p.Type, Format: p.Format, ListType: p.ListType, ListMapKeys: p.ListMapKeys, MapType: p.MapType,
 		PreserveUnknownFields: p.PreserveUnknownFields, IntOrString: p.IntOrString, EmbeddedResource: p.EmbeddedResource,
-		Required: p.Required,
+		Required: p.Required, Nullable: p.Nullable,
 	}
 	if d := bytes.TrimSpace(p.Default); len(d) > 0 && d[0] != '{' && d[0] != '[' {
 		s.Default = string(d)

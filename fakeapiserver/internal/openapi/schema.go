@@ -51,6 +51,9 @@ type Schema struct {
 	PreserveUnknownFields bool
 	// IntOrString is x-kubernetes-int-or-string.
 	IntOrString bool
+	// Nullable is a CRD schema's "nullable": null is kept as a value
+	// (otherwise a custom resource's null field is dropped).
+	Nullable bool
 	// EmbeddedResource is x-kubernetes-embedded-resource.
 	EmbeddedResource bool
 	// DefaultEmpty records `"default": {}`: the field is a Go struct that

@@ -1,0 +1,124 @@
+package fakeapiserver
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// Custom resources against their CustomResourceDefinition version's
+// structural schema (openAPIV3Schema), as the real server checks them:
+// fields the schema does not declare are pruned (and reported as unknown
+// fields: Warning headers, or the error under fieldValidation=Strict), and
+// every value of the wrong JSON type is a 422 naming the field, in the
+// schema validator's words. A null is kept where the schema says nullable
+// and dropped elsewhere. Formats, enums, patterns,
+// bounds, required fields and CEL rules are not checked
+// (docs/fidelity-fakeapiserver.md, "Validation").
+
+// customWalk is one walk of a custom resource against its schema.
+type customWalk struct {
+	// errs are the type errors, in the order found.
+	errs []fieldError
+	// fields are the unknown-field messages, in document order.
+	fields []string
+}
+
+// members walks an object's members against the object schema s and
+// returns those the schema keeps (the slice is filtered in place).
+func (w *customWalk) members(obj []jsonv.Member, s *openapi.Schema, path string) []jsonv.Member {
+	kept := obj[:0]
+	for _, m := range obj {
+		p := m.Key
+		if path != "" {
+			p = path + "." + m.Key
+		}
+		child := s.Property(m.Key)
+		if child == nil {
+			child = s.AdditionalProperties
+		}
+		switch {
+		case child != nil && m.Value.Kind == jsonv.Null && !child.Nullable:
+			// The real server drops a null it may not keep.
+			continue
+		case child != nil:
+			m.Value = w.value(m.Value, child, p)
+		case s.PreserveUnknownFields, s.EmbeddedResource && (m.Key == "apiVersion" || m.Key == "kind" || m.Key == "metadata"):
+		default:
+			w.fields = append(w.fields, fmt.Sprintf("unknown field %q", p))
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept
+}
+
+// value checks one value against s and returns it pruned.
+func (w *customWalk) value(v jsonv.Value, s *openapi.Schema, path string) jsonv.Value {
+	if s == nil || v.Kind == jsonv.Null {
+		return v
+	}
+	got := jsonSchemaType(v)
+	if s.IntOrString {
+		if got != "integer" && got != "string" {
+			w.typeError(path, got, "integer,string")
+		}
+		return v
+	}
+	switch s.Type {
+	case "object", "":
+		if v.Kind != jsonv.Object {
+			if s.Type != "" {
+				w.typeError(path, got, "object")
+			}
+			return v
+		}
+		if s.Type != "" || len(s.Properties) > 0 || s.AdditionalProperties != nil {
+			v.Obj = w.members(v.Obj, s, path)
+		}
+	case "array":
+		if v.Kind != jsonv.Array {
+			w.typeError(path, got, "array")
+			return v
+		}
+		for i := range v.Arr {
+			v.Arr[i] = w.value(v.Arr[i], s.Items, path+"["+strconv.Itoa(i)+"]")
+		}
+	case "number":
+		if v.Kind != jsonv.Number {
+			w.typeError(path, got, "number")
+		}
+	case "integer":
+		if got != "integer" {
+			w.typeError(path, got, "integer")
+		}
+		if got == "number" {
+			// The validator's second complaint about a fraction.
+			w.errs = append(w.errs, fieldError{typ: meta.CauseFieldValueInvalid, field: "<nil>", value: `""`, detail: "Checked value must be of type integer (default format) in " + path})
+		}
+	case "string", "boolean":
+		if got != s.Type {
+			w.typeError(path, got, s.Type)
+		}
+	}
+	return v
+}
+
+// typeError records a value of JSON type got where want was declared.
+func (w *customWalk) typeError(path, got, want string) {
+	w.errs = append(w.errs, invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, want, got)))
+}
+
+// jsonSchemaType names v's type as the schema validator does: a number
+// that is a whole int64 is an "integer".
+func jsonSchemaType(v jsonv.Value) string {
+	if v.Kind == jsonv.Number {
+		if _, err := strconv.ParseInt(v.Str, 10, 64); err == nil {
+			return "integer"
+		}
+	}
+	return v.Kind.String()
+}
