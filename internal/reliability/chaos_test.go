@@ -35,7 +35,7 @@ func TestChaos(t *testing.T) {
 	t.Logf("chaos: seed %d, duration %v (rerun: go test ./internal/reliability -run TestChaos -chaos.seed=%d)", seed, *chaosDuration, seed)
 	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
 
-	e := newEnv(t, envOptions{server: fakeapiserver.Options{WatchQueueLength: 20, HistoryLimit: 500}})
+	e := newEnv(t, envOptions{server: fakeapiserver.Options{WatchQueueLength: 20, HistoryLimit: 500}, runFor: *chaosDuration})
 	clients := []*subject{
 		startWith[*meta.Unstructured](e, "reflector", "reflector-streaming", configMaps, reflector.Options{}, nil),
 		startWith[*meta.Unstructured](e, "reflector", "reflector-paged", configMaps, reflector.Options{DisableStreamingList: true, PageSize: 3}, nil),

@@ -125,6 +125,9 @@ type envOptions struct {
 	noStepper bool
 	// timeout bounds each wait; zero means waitTimeout.
 	timeout time.Duration
+	// runFor is how long the test runs besides its waits (the chaos
+	// test's duration); the env's context lasts that much longer.
+	runFor time.Duration
 	// maxFrame is every client's rest.Config.MaxWatchFrameBytes; zero
 	// means the default bound.
 	maxFrame int
@@ -164,7 +167,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if o.exec {
 		e.pluginDir = t.TempDir()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*e.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*e.timeout+o.runFor)
 	t.Cleanup(cancel)
 	e.ctx = ctx
 	so := o.server

@@ -260,12 +260,13 @@ func crdRow() row {
 	}
 }
 
-// hugeFrame returns one watch frame of size bytes (its newline included).
+// hugeFrame returns one watch frame of size bytes from its '{' to its '}'
+// (what the decoder's bound counts), then a newline.
 func hugeFrame(size int) func() io.Reader {
 	return func() io.Reader {
 		head := `{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"huge"},"data":{"v":"`
 		tail := "\"}}}\n"
-		n := int64(size) - int64(len(head)+len(tail))
+		n := int64(size) - int64(len(head)+len(tail)-1)
 		return io.MultiReader(strings.NewReader(head), io.LimitReader(repeatByte(0), n), strings.NewReader(tail))
 	}
 }
