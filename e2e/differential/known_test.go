@@ -17,16 +17,14 @@ func accepted(what string) string { return "docs/fidelity.md, accepted: " + what
 // fake server is fixed; the test then holds the fix.
 var known = []Known{
 	{`label selector`, `^message$`, req("2")},
+	{`TestWatchValidation: resourceVersion=abc`, `^(status code|code|message|reason)$`, accepted("a watch at resourceVersion=abc is a 400 BadRequest (real: 500 without a reason)")},
 	{`finalizer|second delete`, `managedFields`, req("4")},
-	{`TestTables: Table v1beta1 only`, `^rows\[[0-9]+\]\.object\.apiVersion$`, fix("the rows of a v1beta1 Table")},
-	{`unknown field \((Warn|Strict)\)`, ``, req("7")},
+	{`unknown field \(Warn\)`, `^(bogus|metadata\.managedFields)$`, fix("an unknown field under fieldValidation=Warn is kept")},
 	{`empty maps`, ``, req("8")},
 	{`wrong kind|malformed body|NotAcceptable 406|RequestEntityTooLarge 413|UnsupportedMediaType 415|Invalid 422: bad label value`, `^(message|details|details\.causes\[0\]\.message)$`, req("10")},
 	// In TestKubectl, Where is "TestKubectl: kubectl <step>" and Path
 	// "<METHOD path?query>.<JSON path>" (or "requests", "output").
-	{`TestKubectl: kubectl|TestTables: namespaces as Table`, `^(GET /api/v1/namespaces/[^/?]+\.)?(rows\[[0-9]+\]\.object\.)?metadata\.(labels\.kubernetes\.io/metadata\.name|managedFields\[0\]\.fieldsV1\.(f:metadata\.f:labels\.f:kubernetes\.io/metadata\.name|f:spec))$`, fix("namespace label kubernetes.io/metadata.name")},
-	{`TestKubectl: kubectl apply deployment`, `^POST /apis/apps/v1/namespaces/[^/?]+/deployments\?[^.]*\.(spec\.|metadata\.managedFields\[0\]\.fieldsV1\.f:spec\.)`, accepted("no defaulting of built-in types")},
+	{`TestKubectl: kubectl (apply deployment|scale)`, `^(POST|GET) /apis/apps/v1/namespaces/[^/?]+/deployments(/d)?(\?[^.]*)?\.(spec\.|metadata\.managedFields\[0\]\.fieldsV1\.f:spec\.)`, accepted("no defaulting of built-in types")},
 	{`TestKubectl: kubectl apply --server-side`, `configmaps/k\?fieldManager=kubectl[^.]*\.metadata\.(annotations\.kubectl\.kubernetes\.io/last-applied-configuration|managedFields\.length)$`, fix("kubectl apply --server-side over a client-side apply")},
-	{`TestKubectl: kubectl scale`, `^(requests|output)$`, fix("scale subresource of deployments")},
 	{`TestCompaction`, `^items\[[0-9]+\]\.(eventTime|firstTimestamp|lastTimestamp|reportingComponent|reportingInstance|metadata\.managedFields)`, req("14")},
 }
