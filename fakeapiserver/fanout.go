@@ -85,6 +85,16 @@ func (w *watcher) stop(reason stopReason) {
 	})
 }
 
+// isStopped reports whether stop was called.
+func (w *watcher) isStopped() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (w *watcher) stopReason() stopReason {
 	w.mu.Lock()
 	defer w.mu.Unlock()

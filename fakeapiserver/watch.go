@@ -285,6 +285,8 @@ type watchStream struct {
 	// them.
 	pending bool
 	batch   int
+	// deadline is the write deadline last set on the sink.
+	deadline time.Time
 	// bookmarked: a bookmark at lastRV went out already.
 	bookmarked bool
 	// tableColumnsSent: with a Table watch, the first event (the only
@@ -306,7 +308,17 @@ func (st *watchStream) apiVersion() string { return st.apiVer }
 
 func (st *watchStream) write(typ watch.EventType, data []byte) error {
 	if !st.pending {
-		st.sink.setWriteDeadline(time.Now().Add(st.s.opts.WatchWriteTimeout))
+		// The write deadline is moved only once it is less than half a
+		// timeout away: every write still has at least half of
+		// WatchWriteTimeout, without a deadline update per batch. A
+		// stopped watcher always gets a fresh one: the store interrupted
+		// it by moving the deadline into the past, and what is still
+		// queued (a removed resource's deletions) must go out.
+		timeout := st.s.opts.WatchWriteTimeout
+		if now := time.Now(); st.deadline.Sub(now) < timeout/2 || st.w.isStopped() {
+			st.deadline = now.Add(timeout)
+			st.sink.setWriteDeadline(st.deadline)
+		}
 		st.pending = true
 	}
 	st.batch++
