@@ -181,6 +181,9 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 			return nil, nil, errInternal(err)
 		}
 	}
+	if res.storageKey() == "/namespaces" {
+		rest = namespaceSpecDefault(rest)
+	}
 	restJSON := encodeRest(rest)
 	if wo.dryRun {
 		obj, err := assemble(in.kind, in.apiVersion, m, restJSON, fields)

@@ -25,10 +25,11 @@ type afterHook func(ctx context.Context, typ watch.EventType, prev, obj *stored)
 func (s *Server) installHooks() {
 	s.gc = newCollector()
 	s.createHooks = map[string]objectHook{
-		"/namespaces": s.namespaceCreateHook,
+		"/namespaces": s.namespaceLabelHook,
 		"apiextensions.k8s.io/customresourcedefinitions": s.crdHook,
 	}
 	s.updateHooks = map[string]objectHook{
+		"/namespaces": s.namespaceLabelHook,
 		"apiextensions.k8s.io/customresourcedefinitions": s.crdHook,
 	}
 	s.deleteHooks = map[string]deleteHook{

@@ -30,13 +30,31 @@ var protectedNamespaces = map[string]bool{"default": true, "kube-system": true, 
 // finalizerKubernetes is the namespace controller's spec finalizer.
 const finalizerKubernetes = "kubernetes"
 
-func (s *Server) namespaceCreateHook(_ context.Context, _ *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error) {
-	if findMember(rest, "spec") == nil {
-		spec := jsonv.NewObject()
-		spec.Set("finalizers", jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{jsonv.NewString(finalizerKubernetes)}})
-		rest = replaceMember(rest, "spec", &spec)
+// labelNamespaceName is the label every namespace carries with its own
+// name, so label selectors can pick namespaces by name.
+const labelNamespaceName = "kubernetes.io/metadata.name"
+
+// namespaceLabelHook sets kubernetes.io/metadata.name on every create and
+// update. A real server does this while defaulting the decoded body, before
+// managedFields are recorded, so the writer's entry owns the label.
+func (s *Server) namespaceLabelHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error) {
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
 	}
+	m.Labels[labelNamespaceName] = m.Name
 	return rest, nil
+}
+
+// namespaceSpecDefault gives a namespace created without a spec the
+// "kubernetes" finalizer. It runs after managedFields are recorded, as the
+// real server's create strategy does, so no manager owns spec.finalizers.
+func namespaceSpecDefault(rest []jsonv.Member) []jsonv.Member {
+	if findMember(rest, "spec") != nil {
+		return rest
+	}
+	spec := jsonv.NewObject()
+	spec.Set("finalizers", jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{jsonv.NewString(finalizerKubernetes)}})
+	return replaceMember(rest, "spec", &spec)
 }
 
 func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *stored, _ deleteOptions) (bool, *stored, error) {

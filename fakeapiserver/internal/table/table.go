@@ -114,7 +114,7 @@ func (p Printer) Render(objects []jsonv.Value, listMeta json.RawMessage, o Optio
 	}
 	rows := make([]row, 0, len(objects))
 	for _, obj := range objects {
-		rows = append(rows, row{Cells: p.Cells(obj, o.Now), Object: rowObject(obj, o.Include)})
+		rows = append(rows, row{Cells: p.Cells(obj, o.Now), Object: rowObject(obj, o.Include, apiVersion)})
 	}
 	b, err := json.Marshal(struct {
 		Kind       string          `json:"kind"`
@@ -131,8 +131,9 @@ func (p Printer) Render(objects []jsonv.Value, listMeta json.RawMessage, o Optio
 	return b
 }
 
-// rowObject is what a row carries for includeObject.
-func rowObject(obj jsonv.Value, include IncludeObject) json.RawMessage {
+// rowObject is what a row carries for includeObject; a row's
+// PartialObjectMetadata has the Table's own apiVersion.
+func rowObject(obj jsonv.Value, include IncludeObject, apiVersion string) json.RawMessage {
 	switch include {
 	case IncludeNone:
 		return json.RawMessage("null")
@@ -145,7 +146,7 @@ func rowObject(obj jsonv.Value, include IncludeObject) json.RawMessage {
 	}
 	out := jsonv.NewObject()
 	out.Set("kind", jsonv.NewString("PartialObjectMetadata"))
-	out.Set("apiVersion", jsonv.NewString("meta.k8s.io/v1"))
+	out.Set("apiVersion", jsonv.NewString(apiVersion))
 	out.Set("metadata", md)
 	return jsonv.Marshal(out)
 }

@@ -131,6 +131,13 @@ func TestRenderShapes(t *testing.T) {
 	full := p.Render([]jsonv.Value{obj}, nil, Options{Include: IncludeObjectFull, Now: now, APIVersion: "meta.k8s.io/v1beta1"})
 	assert.Contains(t, string(full), `"object":{"kind":"ConfigMap"`)
 	assert.Contains(t, string(full), `"apiVersion":"meta.k8s.io/v1beta1"`)
+	var beta struct {
+		Rows []struct {
+			Object map[string]any `json:"object"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal(p.Render([]jsonv.Value{obj}, nil, Options{Now: now, APIVersion: "meta.k8s.io/v1beta1"}), &beta))
+	assert.Equal(t, "meta.k8s.io/v1beta1", beta.Rows[0].Object["apiVersion"], "a v1beta1 Table's rows are v1beta1 PartialObjectMetadata")
 	none := p.Render([]jsonv.Value{obj}, nil, Options{Include: IncludeNone, Now: now, NoColumns: true})
 	assert.Contains(t, string(none), `"columnDefinitions":null`, "a watch event after the first carries no columns")
 	assert.Contains(t, string(none), `"object":null`)
