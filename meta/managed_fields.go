@@ -218,26 +218,26 @@ func (e *ManagedFieldsEntry) appendJSON(dst []byte) []byte {
 // nil, [] as an empty list. Keys are matched exactly, as the API server
 // does; the strings of an entry are interned (they repeat across objects).
 func (s *scanner) managedFields(field string) (ManagedFields, error) {
-	return objectList(s, field, "an array of managed fields entries", func(e *ManagedFieldsEntry, path string, key []byte) error {
+	return objectList(s, field, "an array of managed fields entries", func(e *ManagedFieldsEntry, key []byte) error {
 		var err error
 		switch string(key) {
 		case "manager":
-			e.Manager, err = s.memberString(path, "manager")
+			e.Manager, err = s.internedStringValue("")
 		case "operation":
-			e.Operation, err = s.memberString(path, "operation")
+			e.Operation, err = s.internedStringValue("")
 		case "apiVersion":
-			e.APIVersion, err = s.memberString(path, "apiVersion")
+			e.APIVersion, err = s.internedStringValue("")
 		case "time":
-			err = atMember(s.timeValue("", &e.Time), path, "time")
+			err = s.timeValue("", &e.Time)
 		case "fieldsType":
-			e.FieldsType, err = s.memberString(path, "fieldsType")
+			e.FieldsType, err = s.internedStringValue("")
 		case "fieldsV1":
 			var f FieldsV1
 			if f, err = s.fieldsV1(); err == nil && !f.IsZero() {
 				e.FieldsV1 = f // null leaves it, as encoding/json does
 			}
 		case "subresource":
-			e.Subresource, err = s.memberString(path, "subresource")
+			e.Subresource, err = s.internedStringValue("")
 		default:
 			err = s.skipValue()
 		}

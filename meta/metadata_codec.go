@@ -159,21 +159,21 @@ func (s *scanner) stringSlice(field string) ([]string, error) {
 
 // ownerReferences decodes metadata.ownerReferences; null reads as nil.
 func (s *scanner) ownerReferences() ([]OwnerReference, error) {
-	return objectList(s, "metadata.ownerReferences", "an array of owner references", func(ref *OwnerReference, path string, key []byte) error {
+	return objectList(s, "metadata.ownerReferences", "an array of owner references", func(ref *OwnerReference, key []byte) error {
 		var err error
 		switch string(key) {
 		case "apiVersion":
-			ref.APIVersion, err = s.memberString(path, "apiVersion")
+			ref.APIVersion, err = s.internedStringValue("")
 		case "kind":
-			ref.Kind, err = s.memberString(path, "kind")
+			ref.Kind, err = s.internedStringValue("")
 		case "name":
-			ref.Name, err = s.memberString(path, "name")
+			ref.Name, err = s.internedStringValue("")
 		case "uid":
-			ref.UID, err = s.memberString(path, "uid")
+			ref.UID, err = s.internedStringValue("")
 		case "controller":
-			ref.Controller, err = memberValue(s.boolPtr, path, "controller")
+			ref.Controller, err = s.boolPtr("")
 		case "blockOwnerDeletion":
-			ref.BlockOwnerDeletion, err = memberValue(s.boolPtr, path, "blockOwnerDeletion")
+			ref.BlockOwnerDeletion, err = s.boolPtr("")
 		default:
 			err = s.skipValue()
 		}
@@ -181,25 +181,16 @@ func (s *scanner) ownerReferences() ([]OwnerReference, error) {
 	})
 }
 
-// memberString decodes the string value of the member name of the
-// object at path, interned; the member's path is built only for an error.
-func (s *scanner) memberString(path, name string) (string, error) {
-	return memberValue(s.internedStringValue, path, name)
-}
-
-// memberValue decodes the value of the member name of the object at path
-// with decode, building the member's path only for a TypeError.
-func memberValue[V any](decode func(field string) (V, error), path, name string) (V, error) {
-	v, err := decode("")
-	return v, atMember(err, path, name)
-}
-
-// atMember names the member name of the object at path in err when it is
-// a TypeError decoded without a field name.
-func atMember(err error, path, name string) error {
+// memberAt names the member key of element i of the array field in err
+// when it is a TypeError decoded without a field name: the path is built
+// only for an error.
+func memberAt(err error, field string, i int, key []byte) error {
+	if err == nil {
+		return nil
+	}
 	var te *TypeError
 	if errors.As(err, &te) && te.Field == "" {
-		te.Field = path + "." + name
+		te.Field = field + "[" + strconv.Itoa(i) + "]." + string(key)
 	}
 	return err
 }
@@ -207,9 +198,10 @@ func atMember(err error, path, name string) error {
 // objectList decodes an array of objects at s.pos into a slice sized
 // exactly: null reads as nil, [] as an empty slice, a null element as a
 // zero E. member decodes the value of the member named key (unescaped) of
-// the element e at path, such as "metadata.ownerReferences[0]". want
-// describes the array in a TypeError.
-func objectList[E any](s *scanner, field, want string, member func(e *E, path string, key []byte) error) ([]E, error) {
+// the element e, reporting a wrong type as a TypeError without a field
+// name, which objectList fills in ("metadata.ownerReferences[0].kind").
+// want describes the array in a TypeError.
+func objectList[E any](s *scanner, field, want string, member func(e *E, key []byte) error) ([]E, error) {
 	switch s.peek() {
 	case 'n':
 		return nil, s.literal("null")
@@ -224,15 +216,14 @@ func objectList[E any](s *scanner, field, want string, member func(e *E, path st
 			out = append(out, e)
 			return nil
 		}
-		path := field + "[" + strconv.Itoa(i) + "]"
 		if s.peek() != '{' {
-			return s.typeError(path, "an object")
+			return s.typeError(field+"["+strconv.Itoa(i)+"]", "an object")
 		}
 		err := s.object(func(key []byte, escaped bool, _ int) error {
 			if escaped {
 				key = []byte(unquote(key))
 			}
-			return member(&e, path, key)
+			return memberAt(member(&e, key), field, i, key)
 		})
 		out = append(out, e)
 		return err
