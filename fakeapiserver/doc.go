@@ -43,7 +43,8 @@
 //     write paths; namespaces.go also empties and removes a deleted
 //     namespace, namespace_finalize.go serves namespaces/finalize.
 //     scale.go: the scale subresource (autoscaling/v1 Scale).
-//   - discovery.go, openapi.go (internal/openapi): what kubectl reads
+//   - discovery.go (discovery_docs.go: the legacy documents' types),
+//     openapi.go, openapi_v2.go (internal/openapi): what kubectl reads
 //     first; the resource table is generated from a real server's
 //     discovery documents by internal/gen. negotiate.go, output.go:
 //     content types, pretty printing, Status bodies (status.go).
@@ -51,7 +52,10 @@
 //     and watch events when a read asks for as=Table; custom resources
 //     use their CRD's additionalPrinterColumns.
 //   - auth.go, tls.go: tokens, client certificates, impersonation, forbid
-//     rules, the generated CA. websocket.go: watch over a websocket.
+//     rules, the generated CA. virtual.go: the create-only resources
+//     (access and rules reviews, bindings); review_body.go reads their
+//     bodies, including the protobuf kubectl auth can-i sends
+//     (internal/reviewpb). websocket.go: watch over a websocket.
 //   - faults.go (Go API) and admin.go (HTTP): injected failures, delays,
 //     cut and stalled watches, compaction, restarts, stale reads.
 //   - manifests.go: loading YAML/JSON objects. kubeconfig.go. waiters.go:

@@ -15,6 +15,8 @@
 //     resolution).
 //   - documents.go: Index and GroupVersion, the /openapi/v3 documents
 //     rendered for the served resources (Resource).
+//   - swagger.go: Swagger, the /openapi/v2 (Swagger 2.0) document
+//     derived from the v3 documents.
 //   - jsonschema.go: FromJSONSchema, a CRD's openAPIV3Schema as a Schema.
 //   - builtin.go: Builtin, the definitions of every built-in kind;
 //     zz_generated_builtin.go is the table itself, written by gen/ from

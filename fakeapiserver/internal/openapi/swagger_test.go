@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,4 +53,34 @@ func TestSwaggerRejectsBrokenDocument(t *testing.T) {
 	_, err := Swagger(map[string][]byte{"api/v1": []byte("{")})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "openapi v3 document api/v1")
+}
+
+// BenchmarkSwagger renders /openapi/v2 from a v3 document per built-in
+// group version (every kind served), as the server does once per
+// registry generation.
+func BenchmarkSwagger(b *testing.B) {
+	defs := Builtin()
+	served := map[[2]string][]Resource{}
+	for _, name := range defs.Names() {
+		for _, gvk := range defs.Get(name).GVK {
+			if strings.HasSuffix(gvk.Kind, "List") || gvk.Kind == "DeleteOptions" || gvk.Kind == "WatchEvent" {
+				continue
+			}
+			gv := [2]string{gvk.Group, gvk.Version}
+			served[gv] = append(served[gv], Resource{Group: gvk.Group, Version: gvk.Version, Plural: strings.ToLower(gvk.Kind) + "s",
+				Kind: gvk.Kind, Namespaced: true, Verbs: []string{"create", "delete", "get", "list", "patch", "update"}})
+		}
+	}
+	docs := map[string][]byte{}
+	for gv, rs := range served {
+		docs[Path(gv[0], gv[1])] = GroupVersion(gv[0], gv[1], rs, defs)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := Swagger(docs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(out)))
+	}
 }
