@@ -113,6 +113,16 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 	if walk.err != "" {
 		return nil, &bodyError{status: cannot("%s", walk.err), detail: walk.err}
 	}
+	if walk.pruned {
+		in.rest = in.rest[:0]
+		for _, m := range doc.Obj {
+			switch m.Key {
+			case "kind", "apiVersion", "metadata":
+			default:
+				in.rest = append(in.rest, m)
+			}
+		}
+	}
 	if metaRaw != nil && metaRaw.Kind == jsonv.Object {
 		if err := json.Unmarshal(jsonv.Marshal(*metaRaw), in.meta); err != nil {
 			return nil, cannot("%v", err)

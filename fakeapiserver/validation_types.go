@@ -22,7 +22,8 @@ import (
 // schema the real server publishes (internal/openapi) once, collecting
 // both: one walk serves type errors and unknown fields alike.
 //
-// The decoder's rules, as the walk reproduces them:
+// Unknown fields are dropped from the body, as decoding into the Go type
+// drops them. The decoder's rules, as the walk reproduces them:
 //   - null is accepted for every field (it leaves the Go zero value);
 //   - the first plain type error is kept and the walk goes on; an error
 //     from a type with its own decoding (Quantity, IntOrString, Time)
@@ -58,6 +59,8 @@ type schemaWalk struct {
 	fatal bool
 	// fields are the unknown- and duplicate-field messages.
 	fields []string
+	// pruned says unknown fields were dropped from the body.
+	pruned bool
 	// steps is the path from the root to the current value (see
 	// render); prefix is the root's own path ("metadata" when metadata
 	// is walked alone). stack backs steps for ordinary depths.
@@ -129,6 +132,7 @@ func (w *schemaWalk) object(v *jsonv.Value, s *openapi.Schema, goStruct string) 
 	if rs == nil {
 		return
 	}
+	unknown := false
 	for i := range v.Obj {
 		if w.fatal {
 			return
@@ -144,9 +148,21 @@ func (w *schemaWalk) object(v *jsonv.Value, s *openapi.Schema, goStruct string) 
 			w.value(&m.Value, prop, goStruct)
 		case !rs.PreserveUnknownFields:
 			w.fields = append(w.fields, fmt.Sprintf("unknown field %q", w.render(true, true)))
+			unknown = true
 		}
 		w.duplicate()
 		w.pop()
+	}
+	if unknown {
+		// The Go type has no place for these: the real server drops them.
+		kept := v.Obj[:0]
+		for _, m := range v.Obj {
+			if rs.Property(m.Key) != nil || rs.AdditionalProperties != nil {
+				kept = append(kept, m)
+			}
+		}
+		v.Obj = kept
+		w.pruned = true
 	}
 }
 

@@ -162,6 +162,10 @@ func TestUnknownAndDuplicateFields(t *testing.T) {
 	rec = serve(s, http.MethodPost, cmsPath+"?dryRun=All&fieldValidation=Ignore", "application/json", body)
 	require.Equal(t, http.StatusCreated, rec.Code, "%s", rec.Body)
 	assert.Empty(t, rec.Header().Values("Warning"))
+	// Unknown fields are dropped, as decoding into the Go type drops them.
+	assert.NotContains(t, rec.Body.String(), "bogus")
+	assert.NotContains(t, rec.Body.String(), "zz")
+	assert.Contains(t, rec.Body.String(), `"data":{"c":"d"}`)
 
 	rec = serve(s, http.MethodPost, cmsPath+"?dryRun=All&fieldValidation=Strict", "application/json", body)
 	require.Equal(t, http.StatusBadRequest, rec.Code, "%s", rec.Body)
@@ -172,6 +176,9 @@ func TestUnknownAndDuplicateFields(t *testing.T) {
 	// Nested unknown fields carry list indexes.
 	rec = serve(s, http.MethodPost, depsPath+"?dryRun=All", "application/json", podSpecBody(`,"bogus":1,"ports":[{"containerPort":80,"bogus":1}]`, `,"containers2":1`))
 	require.Equal(t, http.StatusCreated, rec.Code, "%s", rec.Body)
+	assert.NotContains(t, rec.Body.String(), "bogus")
+	assert.NotContains(t, rec.Body.String(), "containers2")
+	assert.Contains(t, rec.Body.String(), `"ports":[{"containerPort":80}]`)
 	assert.Equal(t, []string{
 		`299 - "unknown field \"spec.template.spec.containers[0].bogus\""`,
 		`299 - "unknown field \"spec.template.spec.containers[0].ports[0].bogus\""`,
