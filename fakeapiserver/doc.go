@@ -24,7 +24,12 @@
 //     encoded-once events.
 //   - object.go: how an object is held (its JSON, split so the same bytes
 //     serve objects, list items and every version). decode.go: request
-//     bodies. validation.go: metadata rules. managedfields.go: Update
+//     bodies. validation.go: metadata rules and write options.
+//     validation_types.go: one walk of a built-in kind's body against its
+//     OpenAPI schema (wrong types, unknown and duplicate fields);
+//     validation_quantity.go: quantities; validation_custom.go: custom
+//     resources against their CRD's structural schema (pruning, types).
+//     managedfields.go: Update
 //     entries of metadata.managedFields (recorded by internal/apply's
 //     Update; the field manager from the User-Agent).
 //   - requestinfo.go: URL → verb and resource. resource.go: dispatch and
