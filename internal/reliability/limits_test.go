@@ -65,7 +65,9 @@ func TestWatcherThatStopsReadingIsClosed(t *testing.T) {
 	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{WatchQueueLength: 8, WatchWriteTimeout: 200 * time.Millisecond})
 	hc := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(hc.CloseIdleConnections)
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	// About 4 MiB of writes fill loopback's buffers: a few seconds with
+	// -race, much more on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
 	// A raw connection that asks for a watch and never reads.
