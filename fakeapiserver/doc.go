@@ -20,7 +20,8 @@
 //     clock.go: the Clock interface and FakeClock.
 //   - storage.go: the store — one global resourceVersion, one persistent
 //     sorted map per resource (internal/pmap) per resourceVersion, and the
-//     change log; compaction. fanout.go: watchers, their bounded queues,
+//     change log; compaction. fanout.go: watchers, their bounded queues
+//     (a watch in one namespace is not queued other namespaces' changes),
 //     encoded-once events.
 //   - object.go: how an object is held (its JSON, split so the same bytes
 //     serve objects, list items and every version). decode.go: request
@@ -37,8 +38,13 @@
 //     patch, internal/patch), crud_delete.go (finalizers, graceful pods,
 //     delete collection).
 //   - listoptions.go: list/watch parameters and their validation.
-//     list.go: snapshots, pagination, continue tokens. watch.go: the watch
-//     stream (initial events, bookmarks, timeouts, selector transitions).
+//     list.go: snapshots, pagination, continue tokens; large lists
+//     streamed from the stored bytes. watch.go: the watch stream (initial
+//     events, bookmarks, timeouts, selector transitions). watchflush.go:
+//     flush pacing (one write per burst, none delayed when idle).
+//     Load tests (build tag load): load_test.go, load_list_test.go (LIST
+//     against the peerbench replay server); fanoutload_test.go is the
+//     fan-out harness they and BenchmarkFanOutLoad share.
 //   - resources.go: the Resource model and registry. resources_builtin.go:
 //     the built-in table. resources_behaviour.go: per-resource rules (field
 //     selectors, generation, create-on-update...). hooks.go, namespaces.go,
