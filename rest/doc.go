@@ -25,6 +25,8 @@
 // Where each piece lives:
 //
 //	config.go      Config, TLSConfig, ImpersonationConfig, Clock, defaults
+//	config_redact.go  a Config printed (%v, %+v, %#v) or encoded as JSON
+//	               with its credentials redacted
 //	kubeconfig.go  LoadKubeconfig: kubeconfig files, merging, contexts
 //	incluster.go   InClusterConfig: the service account of a pod
 //	exec.go        exec credential plugins (off the learner's path)
@@ -38,6 +40,8 @@
 //	list.go        List and ListAs: a list response streamed item by item
 //	watch.go       Watch, WatchAs and Stream over chunked HTTP
 //	websocket.go   the websocket transport for watches
+//	               (fuzzed: websocket_fuzz_test.go; plugin output:
+//	               exec_fuzz_test.go)
 //	errors.go      StatusError and the Is functions
 //	discovery.go   Discover, Resolve, ForKind (off the learner's path)
 //	internal/listscan  the streaming scanner of a list envelope
