@@ -19,7 +19,6 @@ var known = []Known{
 	{`label selector`, `^message$`, req("2")},
 	{`TestWatchValidation: resourceVersion=abc`, `^(status code|code|message|reason)$`, accepted("a watch at resourceVersion=abc is a 400 BadRequest (real: 500 without a reason)")},
 	{`finalizer|second delete`, `managedFields`, req("4")},
-	{`unknown field \(Warn\)`, `^(bogus|metadata\.managedFields)$`, fix("an unknown field under fieldValidation=Warn is kept")},
 	{`empty maps`, ``, req("8")},
 	{`wrong kind|malformed body|NotAcceptable 406|RequestEntityTooLarge 413|UnsupportedMediaType 415|Invalid 422: bad label value`, `^(message|details|details\.causes\[0\]\.message)$`, req("10")},
 	// In TestKubectl, Where is "TestKubectl: kubectl <step>" and Path

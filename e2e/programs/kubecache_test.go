@@ -135,9 +135,8 @@ func TestKubecacheWatch(t *testing.T) {
 	}
 	first := next("the initial list")
 	assert.Equal(t, watchLine{Type: "ADDED", Key: ns + "/before", ResourceVersion: first.ResourceVersion, Initial: true}, first)
-	// The informer lists before it watches: wait for "now watching" on
-	// stderr would be polling; a change made before the watch starts is
-	// still delivered, since the watch starts from the list's version.
+	// The watch may not have started yet: a change made before it starts
+	// is still delivered, since it watches from the list's version.
 
 	createCM(t, cs, ns, "after", nil, map[string]string{"v": "1"})
 	ev := next("ADDED after")
