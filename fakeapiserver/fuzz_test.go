@@ -51,6 +51,19 @@ func FuzzHandler(f *testing.F) {
 	}
 	s := New(Options{Seed: 3, MinRequestTimeout: time.Millisecond, TooLargeResourceVersionWait: time.Millisecond, CompactionInterval: -1})
 	f.Cleanup(s.Close)
+	// A custom resource with a structural schema, for the seeds that
+	// drive validation_custom.go.
+	if rec := serve(s, http.MethodPost, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", typedGadgetCRD); rec.Code != http.StatusCreated {
+		f.Fatalf("creating the CRD: %d %s", rec.Code, rec.Body)
+	}
+	for _, body := range []string{
+		`{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"size":1.5,"port":true,"tags":[1],"m":{"a":1},"sub":{"b":1},"free":{"x":[]}},"top":1}`,
+		`{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g","labels":{"a":1}},"spec":"x"}`,
+	} {
+		f.Add("POST", typedGadgetsPath, "fieldValidation=Strict", "application/json", "", body)
+		f.Add("PUT", typedGadgetsPath+"/g", "", "application/json", "", body)
+	}
+	f.Add("PATCH", typedGadgetsPath+"/g", "", "application/merge-patch+json", "", `{"spec":{"on":"yes","opt":null,"size":null}}`)
 	f.Fuzz(func(t *testing.T, method, path, query, ctype, accept, body string) {
 		u := &url.URL{Path: path, RawQuery: query}
 		if !strings.HasPrefix(path, "/") {
