@@ -407,6 +407,11 @@ func TestKubectlWait(t *testing.T) {
 	assert.Equal(t, "configmap/doomed condition met\n", w.wait(t))
 	assert.Equal(t, http.StatusNotFound, c.get("/api/v1/namespaces/default/configmaps/doomed").code)
 
+	// --for=create: the object may come before or after kubectl looks.
+	w = k.start("wait", "--for=create", "configmap/later", "--timeout=20s")
+	c.mustCreate("/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"later"}}`)
+	assert.Equal(t, "configmap/later condition met\n", w.wait(t))
+
 	_, errOut, err = k.try("wait", "--for=delete", "configmap/missing", "--timeout=1s")
 	require.NoError(t, err, "waiting for the deletion of what is gone succeeds: %s", errOut)
 }
