@@ -10,6 +10,7 @@ package fakeapiserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,7 +18,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,7 +80,7 @@ func TestLoad(t *testing.T) {
 				want = updates / 2
 			}
 			for sc.Scan() {
-				if !strings.HasPrefix(sc.Text(), `{"type":"MODIFIED"`) {
+				if !bytes.HasPrefix(sc.Bytes(), []byte(`{"type":"MODIFIED"`)) {
 					continue
 				}
 				seen[w]++
