@@ -178,7 +178,12 @@ func TestNoCredentialInAnyOutput(t *testing.T) {
 			requests.waitForText(t, "status=401", n401+1)
 			n401++
 			b.stderr.waitForText(t, "Unauthorized", 1)
-			require.NoError(t, b.stop())
+			// On a loaded machine the 401 can beat the command's note that
+			// it synced: it then fails as kubectl would. Either way the
+			// outputs are what this test checks.
+			if err := b.stop(); err != nil {
+				assert.ErrorContains(t, err, "Unauthorized")
+			}
 			for _, out := range []string{b.stdout.String(), b.stderr.String()} {
 				for _, s := range secrets {
 					assert.NotContains(t, out, s)
