@@ -16,25 +16,32 @@ import (
 	"github.com/kubecache/kubecache/watch"
 )
 
-// handleUpdate serves PUT on an object or its /status.
-func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+// readPut reads and decodes the body of a PUT on one object (an update,
+// a namespace's finalize): the object must name the one in the URL.
+func (s *Server) readPut(r *http.Request, info requestInfo, res *Resource) (negotiation, *incoming, writeOptions, error) {
 	n, data, wo, err := s.readWrite(r)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return n, nil, wo, err
 	}
 	in, err := s.decodeObject(res, info.version, data, wo.validation)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return n, nil, wo, err
 	}
 	switch in.meta.Name {
 	case info.name:
+		return n, in, wo, nil
 	case "":
-		writeStatus(w, r, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", info.name)))
-		return
+		return n, nil, wo, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", info.name))
 	default:
-		writeStatus(w, r, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.meta.Name, info.name)))
+		return n, nil, wo, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.meta.Name, info.name))
+	}
+}
+
+// handleUpdate serves PUT on an object or its /status.
+func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+	n, in, wo, err := s.readPut(r, info, res)
+	if err != nil {
+		writeError(w, r, err)
 		return
 	}
 	ns := nsFor(res, info)

@@ -15,18 +15,9 @@ import (
 // finalizers are then all gone is deleted by that write.
 
 func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
-	n, data, wo, err := s.readWrite(r)
+	n, in, wo, err := s.readPut(r, info, res)
 	if err != nil {
 		writeError(w, r, err)
-		return
-	}
-	in, err := s.decodeObject(res, info.version, data, wo.validation)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if in.meta.Name != info.name {
-		writeStatus(w, r, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.meta.Name, info.name)))
 		return
 	}
 	finalizers := jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{}}
