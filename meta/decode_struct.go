@@ -504,24 +504,9 @@ func decodeStringSlice(s *scanner, v reflect.Value, intern bool) error {
 	var buf [8]string
 	out := buf[:0]
 	err := s.array(func(int) error {
-		var str string
-		switch s.peek() {
-		case '"':
-			content, escaped, err := s.str()
-			if err != nil {
-				return err
-			}
-			if intern {
-				str = internedContent(content, escaped)
-			} else {
-				str = unquote(content)
-			}
-		case 'n':
-			if err := s.literal("null"); err != nil {
-				return err
-			}
-		default:
-			return errSlowPath
+		str, err := s.stringOrNull(intern)
+		if err != nil {
+			return err
 		}
 		out = append(out, str)
 		return nil
@@ -601,25 +586,9 @@ func decodeStringMap(s *scanner, v reflect.Value, intern bool) error {
 		v.Set(reflect.ValueOf(m))
 	}
 	return s.object(func(key []byte, escaped bool, _ int) error {
-		var str string
-		switch s.peek() {
-		case '"':
-			content, escaped, err := s.str()
-			if err != nil {
-				return err
-			}
-			if intern {
-				str = internedContent(content, escaped)
-			} else {
-				str = unquote(content)
-			}
-		case 'n':
-			// encoding/json stores the zero value for null.
-			if err := s.literal("null"); err != nil {
-				return err
-			}
-		default:
-			return errSlowPath
+		str, err := s.stringOrNull(intern)
+		if err != nil {
+			return err
 		}
 		m[internedContent(key, escaped)] = str
 		return nil
@@ -829,4 +798,25 @@ func decodeWithEncodingJSON(s *scanner, v reflect.Value) error {
 		return errSlowPath
 	}
 	return nil
+}
+
+// stringOrNull reads a JSON string (interned when intern is set) or null,
+// which encoding/json decodes as the zero value ""; anything else is
+// errSlowPath.
+func (s *scanner) stringOrNull(intern bool) (string, error) {
+	switch s.peek() {
+	case '"':
+		content, escaped, err := s.str()
+		if err != nil {
+			return "", err
+		}
+		if intern {
+			return internedContent(content, escaped), nil
+		}
+		return unquote(content), nil
+	case 'n':
+		return "", s.literal("null")
+	default:
+		return "", errSlowPath
+	}
 }
