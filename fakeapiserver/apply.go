@@ -94,22 +94,9 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 		in.meta.ResourceVersion = cur.meta.ResourceVersion
-		next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.meta, in.rest, info.subresource, req.Manager, apiVersion, managed)
-		if err != nil {
-			writeError(w, r, err)
+		if s.writeUpdated(w, r, n, res, cur, in, info.subresource, req.Manager, apiVersion, managed, wo.dryRun) {
 			return
 		}
-		obj, err := s.finishUpdate(r.Context(), res, cur, next, wo.dryRun)
-		if errors.Is(err, errChanged) {
-			continue
-		}
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		addWarnings(w, in.warnings)
-		writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, apiVersion))
-		return
 	}
 	writeStatus(w, r, errConflict(res, info.name, msgModified))
 }

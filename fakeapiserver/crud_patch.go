@@ -113,22 +113,9 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 		in.meta.ResourceVersion = cur.meta.ResourceVersion
-		next, err := s.prepareUpdate(r.Context(), res, cur, in.meta, in.rest, info.subresource, wo.manager, apiVersion)
-		if err != nil {
-			writeError(w, r, err)
+		if s.writeUpdated(w, r, n, res, cur, in, info.subresource, wo.manager, apiVersion, nil, wo.dryRun) {
 			return
 		}
-		obj, err := s.finishUpdate(r.Context(), res, cur, next, wo.dryRun)
-		if errors.Is(err, errChanged) {
-			continue
-		}
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		addWarnings(w, in.warnings)
-		writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, apiVersion))
-		return
 	}
 	writeStatus(w, r, errConflict(res, info.name, msgModified))
 }
@@ -157,4 +144,28 @@ func patchError(err error) *meta.Status {
 		// The real server says no more than this (details {}).
 		return errGenericInvalid()
 	}
+}
+
+// writeUpdated ends a read-modify-write (patch, apply): it prepares the
+// update of cur to in (managed, when not nil, is the managedFields to
+// store), commits it and writes the answer. It returns false, having
+// written nothing, when cur changed underneath and the caller should read
+// it again.
+func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n negotiation, res *Resource, cur *stored, in *incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
+	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.meta, in.rest, subresource, manager, apiVersion, managed)
+	if err != nil {
+		writeError(w, r, err)
+		return true
+	}
+	obj, err := s.finishUpdate(r.Context(), res, cur, next, dryRun)
+	if errors.Is(err, errChanged) {
+		return false
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return true
+	}
+	addWarnings(w, in.warnings)
+	writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, apiVersion))
+	return true
 }
