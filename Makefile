@@ -9,7 +9,7 @@ PKGS      := ./...
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 
-.PHONY: all build test vet fmt-check bench fuzz demo chaos clean
+.PHONY: all build test vet fmt-check tidy-check bench fuzz demo chaos clean
 
 all: build
 
@@ -23,13 +23,19 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-# test: formatting, vet, then every package under the race detector. The
-# reflector's randomized fault test runs for KUBECACHE_CHAOS_BUDGET (a
-# minute here; longer in make chaos).
+# tidy-check: go.mod and go.sum say exactly what the code imports (fails
+# with the diff otherwise; fix with go mod tidy). It reads only the module
+# cache, which .ci/run fills first.
+tidy-check:
+	$(GO) mod tidy -diff
+
+# test: formatting, vet, a tidy go.mod, then every package under the race
+# detector. The reflector's randomized fault test runs for
+# KUBECACHE_CHAOS_BUDGET (a minute here; longer in make chaos).
 KUBECACHE_CHAOS_BUDGET ?= 60s
 export KUBECACHE_CHAOS_BUDGET
 
-test: fmt-check vet
+test: fmt-check vet tidy-check
 	$(GO) test -race -count=1 -timeout 9m $(PKGS)
 
 # bench: the in-repo benchmark suite (decoder, store, informer end to end
