@@ -55,7 +55,9 @@
 //	                 metadata-only (PartialObjectMetadata) informers
 //	factory.go       Factory, For, Spec: informers shared by key
 //	errors.go        finding the server's Status inside an error
-//	clock.go         Clock, the injectable time source
+//
+// Time comes from Options.Clock (package clock), so resync rounds and
+// backlog ages are tested with clock.Fake instead of waits.
 //
 // The subpackage leaderelection keeps two copies of a controller from both
 // acting, with a coordination.k8s.io Lease. Figures for handler fan-out, and

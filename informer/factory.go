@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
@@ -40,7 +41,7 @@ type Factory struct {
 type FactoryOptions struct {
 	// Clock drives resyncs, backlog ages and the reflectors' timers; nil
 	// is the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// OnError receives every informer's errors (see Options.OnError).
 	OnError func(error)
 	// Reflector configures every informer's reflector (see

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/informer"
-	"github.com/kubecache/kubecache/internal/clocktest"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/rest"
 )
@@ -22,8 +22,8 @@ import (
 func TestBlockedHandlerDelaysNoOtherHandler(t *testing.T) {
 	e := newEnv(t)
 	e.create("default", "a", nil)
-	clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	inf := e.informerFor("default", informer.Options[*ConfigMap]{Clock: clock})
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	inf := e.informerFor("default", informer.Options[*ConfigMap]{Clock: clk})
 
 	release := make(chan struct{})
 	blocked := make(chan struct{})
@@ -60,9 +60,9 @@ func TestBlockedHandlerDelaysNoOtherHandler(t *testing.T) {
 	assert.False(t, slowReg.HasSynced())
 
 	// The slow handler's backlog is visible: 20 notifications wait behind
-	// the one it is stuck in, the oldest as old as the clock has moved
+	// the one it is stuck in, the oldest as old as the clk has moved
 	// since.
-	clock.Advance(3 * time.Second)
+	clk.Step(3 * time.Second)
 	b := slowReg.Backlog()
 	assert.Equal(t, 20, b.Queued)
 	assert.Equal(t, 3*time.Second, b.Oldest)
@@ -335,8 +335,8 @@ func TestResyncIsPerHandler(t *testing.T) {
 	e := newEnv(t)
 	a := e.create("default", "a", nil)
 	b := e.create("default", "b", nil)
-	clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	inf := e.informerFor("default", informer.Options[*ConfigMap]{Clock: clock})
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	inf := e.informerFor("default", informer.Options[*ConfigMap]{Clock: clk})
 	every10s, every1s, never := newRecorder(), newRecorder(), newRecorder()
 	for rec, period := range map[*recorder]time.Duration{every10s: 10 * time.Second, every1s: time.Millisecond, never: 0} {
 		_, err := inf.AddEventHandler(rec, informer.HandlerOptions{ResyncPeriod: period})
@@ -363,9 +363,9 @@ func TestResyncIsPerHandler(t *testing.T) {
 	}
 	// A period under the minimum is raised to MinResyncPeriod (1s): the
 	// resync loop's timer is for 1s, not 1ms.
-	require.NoError(t, clock.WaitForTimer(e.ctx, informer.MinResyncPeriod))
+	require.NoError(t, clk.WaitForTimer(e.ctx, informer.MinResyncPeriod))
 	for i := 1; i <= 10; i++ {
-		clock.Advance(time.Second)
+		clk.Step(time.Second)
 		every1s.waitLen(t, 2+2*i)
 	}
 	every10s.waitLen(t, 4)

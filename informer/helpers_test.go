@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
@@ -89,7 +90,7 @@ func (e *env) informerFor(ns string, opts informer.Options[*ConfigMap]) *informe
 		opts.Reflector.Backoff = fastBackoff
 	}
 	if opts.Reflector.Clock == nil {
-		opts.Reflector.Clock = reflector.RealClock{}
+		opts.Reflector.Clock = clock.Real{}
 	}
 	if opts.Name == "" {
 		opts.Name = "configmaps"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/cache"
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
 )
@@ -56,7 +57,7 @@ type Options[T meta.Object] struct {
 	// Name to Name, and its OnError is chained after the informer's own.
 	Reflector reflector.Options
 	// Clock drives resyncs and backlog ages; nil is the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// OnError, if set, receives every error the informer meets: the
 	// reflector's (*reflector.Error), panicking handlers
 	// (*HandlerPanicError), and objects the cache refused. It is called
@@ -89,7 +90,7 @@ var (
 type Informer[T meta.Object] struct {
 	name  string
 	opts  Options[T]
-	clock Clock
+	clock clock.Clock
 	// epoch is the clock's time at New; log entries are timestamped
 	// relative to it.
 	epoch   time.Time
@@ -165,15 +166,12 @@ func New[T meta.Object](lw reflector.ListerWatcher[T], opts Options[T]) (*Inform
 	}
 	inf := &Informer[T]{
 		opts:          opts,
-		clock:         opts.Clock,
+		clock:         clock.Or(opts.Clock),
 		indexer:       cache.NewIndexer[T](nil),
 		log:           newEventLog[T](),
 		listeners:     map[uint64]*listener[T]{},
 		syncedCh:      make(chan struct{}),
 		resyncChanged: make(chan struct{}, 1),
-	}
-	if inf.clock == nil {
-		inf.clock = realClock{}
 	}
 	inf.processFn = inf.process
 	inf.epoch = inf.clock.Now()

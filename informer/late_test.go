@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/cache"
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/informer"
-	"github.com/kubecache/kubecache/internal/clocktest"
 )
 
 func TestLateHandlerSyncsAfterItsSnapshot(t *testing.T) {
@@ -20,8 +20,8 @@ func TestLateHandlerSyncsAfterItsSnapshot(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		e.create("default", n, nil)
 	}
-	clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	inf := e.informerFor("default", informer.Options[*ConfigMap]{Clock: clock})
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	inf := e.informerFor("default", informer.Options[*ConfigMap]{Clock: clk})
 	run(t, inf)
 	waitSynced(t, inf)
 
@@ -38,7 +38,7 @@ func TestLateHandlerSyncsAfterItsSnapshot(t *testing.T) {
 	reg, err := inf.AddEventHandler(rec, informer.HandlerOptions{Name: "late"})
 	require.NoError(t, err)
 	<-blocked
-	clock.Advance(2 * time.Second)
+	clk.Step(2 * time.Second)
 	b := reg.Backlog()
 	assert.Equal(t, 2, b.Queued, "two snapshot objects wait behind the one in progress")
 	assert.Equal(t, 2*time.Second, b.Oldest, "waiting since the handler was added")

@@ -3,6 +3,8 @@ package reflector
 import (
 	"context"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // deadline bounds one watch — the request and then its stream — on the
@@ -15,7 +17,7 @@ import (
 // Its one goroutine waits on the clock's timer; end stops it and waits for
 // it, so whoever holds the deadline owns the goroutine.
 type deadline struct {
-	clock   Clock
+	clock   clock.Clock
 	cancel  context.CancelFunc
 	expired chan struct{}
 	reset   chan clockTimer

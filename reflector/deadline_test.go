@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/cache"
-	"github.com/kubecache/kubecache/internal/clocktest"
+	"github.com/kubecache/kubecache/clock"
 )
 
 func TestWatchRequestWithoutAnswerIsEndedAtItsDeadline(t *testing.T) {
@@ -44,10 +44,10 @@ func TestStreamingListDeadlineExtendsToTheWatch(t *testing.T) {
 	w.bookmark("4", true)
 	// The state change comes once the stream has been handed over.
 	h.waitTraces(func(h *harness) bool { return len(tracesOf[StateChanged](h)) == 1 })
-	h.clock.Advance(2 * time.Minute) // past InitialEventsTimeout: the watch goes on
+	h.clock.Step(2 * time.Minute) // past InitialEventsTimeout: the watch goes on
 	w.add(obj("a", "5"))
 	h.store.waitContents(t, "a@5")
-	h.clock.Advance(4 * time.Minute) // past the watch's own deadline (5m30s)
+	h.clock.Step(4 * time.Minute) // past the watch's own deadline (5m30s)
 	wc := h.nextWatch()
 	assert.Equal(t, "5", wc.opts.ResourceVersion)
 	assert.False(t, wc.opts.SendInitialEvents)
@@ -56,12 +56,12 @@ func TestStreamingListDeadlineExtendsToTheWatch(t *testing.T) {
 }
 
 func TestReflectorOverASyncedStoreDoesNotTrustAStaleFirstList(t *testing.T) {
-	clock := clocktest.New(time.Unix(0, 0))
+	clk := clock.NewFake(time.Unix(0, 0))
 	store := cache.NewIndexer[*Obj](nil)
 	require.NoError(t, store.Replace([]*Obj{obj("a", "12")}, "13"))
 	lw := newScriptLW()
 	errs := make(chan *Error, 10)
-	r, err := NewReflector[*Obj](lw, store, Options{DisableStreamingList: true, Clock: clock, Backoff: Backoff{Jitter: NoJitter},
+	r, err := NewReflector[*Obj](lw, store, Options{DisableStreamingList: true, Clock: clk, Backoff: Backoff{Jitter: NoJitter},
 		OnError: func(e *Error) { errs <- e }})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

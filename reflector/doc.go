@@ -85,7 +85,7 @@
 //     only after everything has ended.
 //   - Time comes from Options.Clock, so backoff, watch timeouts, the
 //     streaming bound and resync are tested with a fake clock
-//     (internal/clocktest) instead of waits.
+//     (clock.Fake) instead of waits.
 //
 // # Files
 //
@@ -107,5 +107,4 @@
 //	backoff.go              exponential backoff with jitter
 //	resource_version.go     comparing resourceVersions
 //	trace.go                TraceEvent and its types
-//	clock.go                Clock, RealClock
 package reflector

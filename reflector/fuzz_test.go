@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubecache/kubecache/internal/clocktest"
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -162,7 +162,7 @@ func FuzzWatchEvents(f *testing.F) {
 			},
 		}
 		var resume []string
-		r, err := NewReflector[*Obj](lw, store, Options{DisableStreamingList: true, Clock: clocktest.New(time.Unix(0, 0)),
+		r, err := NewReflector[*Obj](lw, store, Options{DisableStreamingList: true, Clock: clock.NewFake(time.Unix(0, 0)),
 			Trace: func(e TraceEvent) {
 				if s, ok := e.(StateChanged); ok {
 					if wt, ok := s.To.(Watching); ok {

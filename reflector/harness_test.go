@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubecache/kubecache/internal/clocktest"
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -360,7 +360,7 @@ type harness struct {
 	t      *testing.T
 	lw     *scriptLW
 	store  *mapStore
-	clock  *clocktest.Fake
+	clock  *clock.Fake
 	r      *Reflector[*Obj]
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -395,7 +395,7 @@ func start(t *testing.T, opts Options) *harness {
 // results the test reads with nextResult.
 func startWith(t *testing.T, opts Options, run func(ctx context.Context, r *Reflector[*Obj], results chan<- error)) *harness {
 	t.Helper()
-	h := &harness{t: t, lw: newScriptLW(), store: newMapStore(t), clock: clocktest.New(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))}
+	h := &harness{t: t, lw: newScriptLW(), store: newMapStore(t), clock: clock.NewFake(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))}
 	opts.Clock = h.clock
 	if opts.Backoff.Jitter == 0 {
 		opts.Backoff.Jitter = NoJitter
@@ -483,7 +483,7 @@ func (h *harness) expectBackoff(d time.Duration) {
 	if err := h.clock.WaitForTimer(ctx, d); err != nil {
 		h.t.Fatalf("no %v timer; pending %v; state trace:\n%s", d, h.clock.Pending(), h.stateTrace())
 	}
-	h.clock.Advance(d)
+	h.clock.Step(d)
 }
 
 // waitWatching waits until the reflector has an open watch running (its

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // ResourceVersionMatch says how the server reads a list's resourceVersion
@@ -119,8 +121,8 @@ type Options struct {
 	// Backoff shapes the waits between retries.
 	Backoff Backoff
 
-	// Clock is the source of time; nil means RealClock.
-	Clock Clock
+	// Clock is the source of time; nil means clock.Real.
+	Clock clock.Clock
 
 	// OnError, if set, is called with every error the reflector meets,
 	// classified, together with what it does next. It runs on the
@@ -238,8 +240,6 @@ func (o Options) withDefaults() (Options, error) {
 	case b.Jitter < 0:
 		return bad("Backoff.Jitter %v is negative (use NoJitter for none)", b.Jitter)
 	}
-	if o.Clock == nil {
-		o.Clock = RealClock{}
-	}
+	o.Clock = clock.Or(o.Clock)
 	return o, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/rest"
 )
@@ -35,7 +36,7 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, 10*time.Minute, o.MaxWatchTimeout)
 	assert.Equal(t, 2*time.Minute, o.InitialEventsTimeout)
 	assert.Equal(t, Backoff{Initial: 800 * time.Millisecond, Max: 30 * time.Second, ResetAfter: 2 * time.Minute, Jitter: 1}, o.Backoff)
-	assert.Equal(t, RealClock{}, o.Clock)
+	assert.Equal(t, clock.Real{}, o.Clock)
 	o, err = Options{Backoff: Backoff{Jitter: NoJitter, Initial: time.Minute}}.withDefaults()
 	require.NoError(t, err)
 	assert.Zero(t, o.Backoff.Jitter)

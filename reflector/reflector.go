@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -32,7 +33,7 @@ type Reflector[T meta.Object] struct {
 	// resyncer is the store's Resync, nil without one or without a period.
 	resyncer Resyncer
 	opts     Options
-	clock    Clock
+	clock    clock.Clock
 	// rand returns a number in [0, 1); it draws watch timeouts.
 	rand func() float64
 

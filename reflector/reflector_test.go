@@ -197,7 +197,7 @@ func TestServerErrorsBackOffExponentiallyThenReset(t *testing.T) {
 	// A quiet minute resets the backoff.
 	w = h.nextWatch().open()
 	h.waitWatching()
-	h.clock.Advance(2 * time.Minute)
+	h.clock.Step(2 * time.Minute)
 	w.end()
 	h.nextWatch().fail(errors.Join(errors.New("dial"), syscall.ECONNREFUSED))
 	h.expectBackoff(time.Second)

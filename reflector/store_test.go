@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/cache"
-	"github.com/kubecache/kubecache/internal/clocktest"
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -73,12 +73,12 @@ func (c checkedIndexer) Update(o *Obj) error {
 }
 
 func TestIndexerStoreStreamsReplaceAndReusesUnchangedObjects(t *testing.T) {
-	clock := clocktest.New(time.Unix(0, 0))
+	clk := clock.NewFake(time.Unix(0, 0))
 	lw := newScriptLW()
 	store := checkedIndexer{Indexer: cache.NewIndexer[*Obj](nil), t: t}
 	var replaced []Replaced
 	traced := make(chan struct{}, 10)
-	r, err := NewReflector[*Obj](lw, store, Options{DisableStreamingList: true, Clock: clock, Trace: func(e TraceEvent) {
+	r, err := NewReflector[*Obj](lw, store, Options{DisableStreamingList: true, Clock: clk, Trace: func(e TraceEvent) {
 		if rep, ok := e.(Replaced); ok {
 			replaced = append(replaced, rep)
 			traced <- struct{}{}
@@ -129,11 +129,11 @@ func (s resyncStore) Resync() error {
 }
 
 func TestResyncPeriodCallsResync(t *testing.T) {
-	clock := clocktest.New(time.Unix(0, 0))
+	clk := clock.NewFake(time.Unix(0, 0))
 	lw := newScriptLW()
 	store := resyncStore{mapStore: newMapStore(t), resynced: make(chan struct{}, 10)}
 	errs := make(chan *Error, 10)
-	r, err := NewReflector[*Obj](lw, store, Options{DisableStreamingList: true, Clock: clock, ResyncPeriod: time.Minute,
+	r, err := NewReflector[*Obj](lw, store, Options{DisableStreamingList: true, Clock: clk, ResyncPeriod: time.Minute,
 		OnError: func(e *Error) { errs <- e }})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -145,13 +145,13 @@ func TestResyncPeriodCallsResync(t *testing.T) {
 	recv(t, lw.watches).open()
 	wctx, wcancel := context.WithTimeout(context.Background(), testTimeout)
 	defer wcancel()
-	require.NoError(t, clock.WaitForTimer(wctx, time.Minute))
-	clock.Advance(time.Minute)
+	require.NoError(t, clk.WaitForTimer(wctx, time.Minute))
+	clk.Step(time.Minute)
 	recv(t, store.resynced)
 	e := recv(t, errs)
 	assert.Equal(t, "resync", e.Op)
-	require.NoError(t, clock.WaitForTimer(wctx, time.Minute), "the next resync is scheduled")
-	clock.Advance(time.Minute)
+	require.NoError(t, clk.WaitForTimer(wctx, time.Minute), "the next resync is scheduled")
+	clk.Step(time.Minute)
 	recv(t, store.resynced)
 }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // This file puts credentials on requests: the bearer token (static, from a
@@ -40,7 +42,7 @@ func (staticToken) rejected(uint64)                                 {}
 type fileToken struct {
 	path    string
 	refresh time.Duration
-	clock   Clock
+	clock   clock.Clock
 	log     *slog.Logger
 
 	// mu guards the fields below.
@@ -187,7 +189,7 @@ type authRoundTripper struct {
 	next  http.RoundTripper
 	creds *credentials
 	log   *slog.Logger
-	clock Clock
+	clock clock.Clock
 }
 
 // RoundTrip implements http.RoundTripper.

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // Client talks to one API server. It is built once from a Config by
@@ -29,7 +31,7 @@ type Client struct {
 	timeout   time.Duration
 	maxFrame  int // watch.DecoderOptions.MaxFrameSize; 0 means the default
 	log       *slog.Logger
-	clock     Clock
+	clock     clock.Clock
 }
 
 // Getter is what a component that only reads needs from a client: a GET
@@ -77,13 +79,10 @@ func NewClient(cfg *Config) (*Client, error) {
 		timeout:  cfg.Timeout,
 		maxFrame: cfg.MaxWatchFrameBytes,
 		log:      cfg.Logger,
-		clock:    cfg.Clock,
+		clock:    clock.Or(cfg.Clock),
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
-	}
-	if c.clock == nil {
-		c.clock = systemClock{}
 	}
 	creds := &credentials{
 		username:    cfg.Username,

@@ -3,6 +3,8 @@ package rest
 import (
 	"log/slog"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // Config says how to reach one API server and who to be there. It comes
@@ -91,7 +93,7 @@ type Config struct {
 
 	// Clock is the source of time for token-file refresh, credential expiry
 	// and rate limiting; nil means the system clock. Tests inject a fake.
-	Clock Clock
+	Clock clock.Clock
 }
 
 // TLSConfig is the TLS side of a Config. File and data forms may be mixed;
@@ -124,29 +126,6 @@ type ImpersonationConfig struct {
 	UID      string
 	Groups   []string
 	Extra    map[string][]string
-}
-
-// Clock is what the client asks for the time. The system clock is used
-// unless Config.Clock is set; internal/clocktest.Fake satisfies it (the
-// same shape as the reflector's clock).
-type Clock interface {
-	// Now returns the current time.
-	Now() time.Time
-	// NewTimer returns a channel that receives once d has passed, and a
-	// function that stops the timer.
-	NewTimer(d time.Duration) (<-chan time.Time, func() bool)
-}
-
-// systemClock is the real time.
-type systemClock struct{}
-
-// Now returns the wall-clock time.
-func (systemClock) Now() time.Time { return time.Now() }
-
-// NewTimer starts a real timer.
-func (systemClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
-	t := time.NewTimer(d)
-	return t.C, t.Stop
 }
 
 // Defaults for the fields of Config left zero.

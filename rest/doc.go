@@ -24,7 +24,7 @@
 //
 // Where each piece lives:
 //
-//	config.go      Config, TLSConfig, ImpersonationConfig, Clock, defaults
+//	config.go      Config, TLSConfig, ImpersonationConfig, defaults
 //	config_redact.go  a Config printed (%v, %+v, %#v) or encoded as JSON
 //	               with its credentials redacted
 //	kubeconfig.go  LoadKubeconfig: kubeconfig files, merging, contexts

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -142,7 +143,7 @@ type execCred struct {
 type execAuth struct {
 	cfg   ExecConfig
 	info  string // KUBERNETES_EXEC_INFO
-	clock Clock
+	clock clock.Clock
 	log   *slog.Logger
 	// certChanged is called when a new credential carries a client
 	// certificate, so pooled connections made with the old one are dropped.
@@ -158,7 +159,7 @@ type execAuth struct {
 // maxExecOutput bounds what is read from a plugin's stdout and stderr.
 const maxExecOutput = 1 << 20
 
-func newExecAuth(cfg *Config, clock Clock, log *slog.Logger) (*execAuth, error) {
+func newExecAuth(cfg *Config, clock clock.Clock, log *slog.Logger) (*execAuth, error) {
 	e := *cfg.Exec
 	if err := e.validate(); err != nil {
 		return nil, fmt.Errorf("exec: %w", err)

@@ -156,10 +156,10 @@ func TestExecPluginExpiry(t *testing.T) {
 	c := newTestClient(t, &Config{Host: url, TLS: TLSConfig{Insecure: true}, Exec: exec, Clock: clock})
 	get := func() error { return c.Get().Resource("pods").Do(t.Context()).Error() }
 	require.NoError(t, get())
-	clock.Advance(59 * time.Minute)
+	clock.Step(59 * time.Minute)
 	require.NoError(t, get())
 	assert.Equal(t, 1, pluginRuns(t, dir))
-	clock.Advance(time.Minute)
+	clock.Step(time.Minute)
 	require.NoError(t, get())
 	assert.Equal(t, 2, pluginRuns(t, dir), "an expired credential is fetched again")
 }

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubecache/kubecache/internal/clocktest"
+	"github.com/kubecache/kubecache/clock"
 
 	"github.com/stretchr/testify/require"
 
@@ -149,8 +149,8 @@ func newTestClient(t testing.TB, cfg *Config) *Client {
 }
 
 // newFakeClock returns a fake clock at a fixed start time.
-func newFakeClock() *clocktest.Fake {
-	return clocktest.New(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+func newFakeClock() *clock.Fake {
+	return clock.NewFake(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 }
 
 var jsonUnmarshal = json.Unmarshal

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // rateLimiter is a token bucket: it holds up to burst tokens, refills at qps
@@ -12,7 +14,7 @@ import (
 type rateLimiter struct {
 	qps   float64
 	burst float64
-	clock Clock
+	clock clock.Clock
 
 	// mu guards tokens and last.
 	mu     sync.Mutex
@@ -20,7 +22,7 @@ type rateLimiter struct {
 	last   time.Time // when tokens was last brought up to date
 }
 
-func newRateLimiter(qps float64, burst int, clock Clock) *rateLimiter {
+func newRateLimiter(qps float64, burst int, clock clock.Clock) *rateLimiter {
 	if burst < 1 {
 		burst = 1
 	}

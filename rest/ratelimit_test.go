@@ -31,18 +31,18 @@ func TestRateLimiterBucket(t *testing.T) {
 		t.Fatal("Wait returned before its token was due")
 	default:
 	}
-	clock.Advance(500 * time.Millisecond)
+	clock.Step(500 * time.Millisecond)
 	require.NoError(t, <-done)
 
 	// After a long idle the bucket is full again, but no fuller.
-	clock.Advance(time.Hour)
+	clock.Step(time.Hour)
 	for range 3 {
 		require.NoError(t, l.Wait(ctx))
 	}
 	assert.Empty(t, clock.Pending())
 	go func() { done <- l.Wait(ctx) }()
 	require.NoError(t, clock.WaitForTimer(ctx, 500*time.Millisecond))
-	clock.Advance(500 * time.Millisecond)
+	clock.Step(500 * time.Millisecond)
 	require.NoError(t, <-done)
 }
 
@@ -61,7 +61,7 @@ func TestRateLimiterCancel(t *testing.T) {
 
 	// The cancelled waiter gave its token back: after one second exactly
 	// one request passes without waiting.
-	clock.Advance(time.Second)
+	clock.Step(time.Second)
 	require.NoError(t, l.Wait(t.Context()))
 	assert.Empty(t, clock.Pending())
 
@@ -86,7 +86,7 @@ func TestClientRateLimit(t *testing.T) {
 	go func() { done <- get() }()
 	require.NoError(t, clock.WaitForTimer(t.Context(), time.Second))
 	assert.Equal(t, int32(2), served.Load(), "the third request waits for a token")
-	clock.Advance(time.Second)
+	clock.Step(time.Second)
 	require.NoError(t, <-done)
 	assert.Equal(t, int32(3), served.Load())
 }

@@ -180,7 +180,7 @@ func TestTokenFileReread(t *testing.T) {
 	assert.Equal(t, "Bearer token-one", (<-seen).auth)
 
 	// After a minute the file is read again.
-	clock.Advance(DefaultTokenFileRefresh)
+	clock.Step(DefaultTokenFileRefresh)
 	mu.Lock()
 	valid = "token-two"
 	mu.Unlock()
@@ -200,7 +200,7 @@ func TestTokenFileReread(t *testing.T) {
 
 	// A file that disappears after a good read keeps the last token.
 	require.NoError(t, os.Remove(path))
-	clock.Advance(DefaultTokenFileRefresh)
+	clock.Step(DefaultTokenFileRefresh)
 	require.NoError(t, get())
 	assert.Equal(t, "Bearer token-three", (<-seen).auth)
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // BenchmarkThroughput measures Add+Get+Done of distinct keys: one producer
@@ -52,8 +54,8 @@ func BenchmarkAddDuplicate(b *testing.B) {
 // BenchmarkAddAfter measures scheduling delayed keys into the heap (1,000
 // distinct keys, due times spread over a minute).
 func BenchmarkAddAfter(b *testing.B) {
-	clock := NewFakeClock(epoch)
-	q := New(Options[int]{Clock: clock})
+	clk := clock.NewFake(epoch)
+	q := New(Options[int]{Clock: clk})
 	i := 0
 	for b.Loop() {
 		q.AddAfter(i%1000, time.Duration(i*7919%60000)*time.Millisecond)
@@ -63,8 +65,8 @@ func BenchmarkAddAfter(b *testing.B) {
 
 // BenchmarkAddRateLimited measures the retry path with the default limiter.
 func BenchmarkAddRateLimited(b *testing.B) {
-	clock := NewFakeClock(epoch)
-	q := New(Options[int]{Clock: clock})
+	clk := clock.NewFake(epoch)
+	q := New(Options[int]{Clock: clk})
 	i := 0
 	for b.Loop() {
 		q.AddRateLimited(i % 1000)

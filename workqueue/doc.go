@@ -48,7 +48,7 @@
 //   - rate_limiting_queue.go: AddRateLimited, Forget, NumRequeues.
 //   - metrics.go: Metrics, a snapshot of depth, adds, retries, wait time,
 //     work time and unfinished work.
-//   - clock.go: Clock, the injectable source of time (the same shape as
-//     the reflector's), and RealClock.
-//   - fake_clock.go: FakeClock, which tests step by hand.
+//
+// Time comes from Options.Clock (package clock): a test that injects a
+// clock.Fake decides when delayed items fall due instead of sleeping.
 package workqueue

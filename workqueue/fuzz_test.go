@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // model is an obviously-correct, slow statement of the queue's contract:
@@ -86,10 +88,10 @@ func FuzzQueue(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 4, 0, 7, 16, 0, 0, 6, 0, 4, 0, 4, 0, 6, 0})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		const keys = 5
-		clock := NewFakeClock(epoch)
+		clk := clock.NewFake(epoch)
 		limiter, err := NewItemExponentialBackoff[int](time.Second, 4*time.Second)
 		require.NoError(t, err)
-		q := New(Options[int]{Clock: clock, RateLimiter: limiter})
+		q := New(Options[int]{Clock: clk, RateLimiter: limiter})
 		m := newModel()
 		ctx := testContext(t)
 
@@ -110,7 +112,7 @@ func FuzzQueue(f *testing.F) {
 				}
 			case 3:
 				d := time.Duration(arg%3) * time.Second
-				clock.Step(d)
+				clk.Step(d)
 				m.now += d
 			case 4, 5:
 				m.promote()

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // epoch is where fake clocks start in tests.
@@ -17,10 +19,10 @@ const testTimeout = 10 * time.Second
 
 // newFakeQueue returns a queue on a fake clock, with the given limiter (nil
 // for the default).
-func newFakeQueue(t *testing.T, limiter RateLimiter[string]) (*Queue[string], *FakeClock) {
+func newFakeQueue(t *testing.T, limiter RateLimiter[string]) (*Queue[string], *clock.Fake) {
 	t.Helper()
-	clock := NewFakeClock(epoch)
-	return New(Options[string]{Clock: clock, RateLimiter: limiter}), clock
+	clk := clock.NewFake(epoch)
+	return New(Options[string]{Clock: clk, RateLimiter: limiter}), clk
 }
 
 // testContext is a context that ends with the test or after testTimeout.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // ErrShutDown is returned by Get once the queue has been shut down and holds
@@ -16,8 +18,8 @@ var ErrShutDown = errors.New("workqueue: shut down")
 // Options configure a Queue. The zero value is ready to use.
 type Options[K comparable] struct {
 	// Clock is the source of time for delays, rate limiting and metrics.
-	// Nil means RealClock.
-	Clock Clock
+	// Nil means clock.Real.
+	Clock clock.Clock
 	// RateLimiter decides how long AddRateLimited waits before an item is
 	// retried. Nil means NewDefaultRateLimiter over Clock.
 	RateLimiter RateLimiter[K]
@@ -45,7 +47,7 @@ type Options[K comparable] struct {
 // for the earliest delayed item, or Len and Metrics) moves it to the ready
 // list. There is therefore nothing to stop but the queue itself.
 type Queue[K comparable] struct {
-	clock   Clock
+	clock   clock.Clock
 	limiter RateLimiter[K]
 
 	// mu guards every field below.
@@ -88,16 +90,13 @@ type Queue[K comparable] struct {
 
 // New returns an empty queue configured by opts.
 func New[K comparable](opts Options[K]) *Queue[K] {
-	clock := opts.Clock
-	if clock == nil {
-		clock = RealClock{}
-	}
+	clk := clock.Or(opts.Clock)
 	limiter := opts.RateLimiter
 	if limiter == nil {
-		limiter = NewDefaultRateLimiter[K](clock)
+		limiter = NewDefaultRateLimiter[K](clk)
 	}
 	return &Queue[K]{
-		clock:      clock,
+		clock:      clk,
 		limiter:    limiter,
 		dirty:      make(map[K]time.Time),
 		processing: make(map[K]time.Time),

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // ErrInvalidRateLimiter is wrapped by the error a rate limiter constructor
@@ -38,8 +40,8 @@ const (
 // NewDefaultRateLimiter returns the limiter a queue uses when Options leave
 // it unset: the maximum of an ItemExponentialBackoff (DefaultBackoffBase to
 // DefaultBackoffMax) and a TokenBucket (DefaultQPS, DefaultBurst) on clock.
-// A nil clock means RealClock.
-func NewDefaultRateLimiter[K comparable](clock Clock) *MaxOf[K] {
+// A nil clock means clock.Real.
+func NewDefaultRateLimiter[K comparable](clock clock.Clock) *MaxOf[K] {
 	return &MaxOf[K]{limiters: []RateLimiter[K]{
 		&ItemExponentialBackoff[K]{base: DefaultBackoffBase, maxDelay: DefaultBackoffMax, failures: make(map[K]int)},
 		newTokenBucket[K](DefaultQPS, DefaultBurst, clock),
@@ -116,7 +118,7 @@ func (r *ItemExponentialBackoff[K]) NumRequeues(item K) int {
 type TokenBucket[K comparable] struct {
 	qps   float64
 	burst float64
-	clock Clock
+	clock clock.Clock
 
 	// mu guards tokens and last.
 	mu sync.Mutex
@@ -128,9 +130,9 @@ type TokenBucket[K comparable] struct {
 
 // NewTokenBucket returns a bucket that starts full with burst tokens and
 // mints qps tokens per second, reading time from clock (nil means
-// RealClock). qps must be positive and finite and burst at least 1;
+// clock.Real). qps must be positive and finite and burst at least 1;
 // otherwise the error wraps ErrInvalidRateLimiter.
-func NewTokenBucket[K comparable](qps float64, burst int, clock Clock) (*TokenBucket[K], error) {
+func NewTokenBucket[K comparable](qps float64, burst int, clock clock.Clock) (*TokenBucket[K], error) {
 	if !(qps > 0) || math.IsInf(qps, 1) {
 		return nil, fmt.Errorf("token bucket: qps %v must be positive and finite: %w", qps, ErrInvalidRateLimiter)
 	}
@@ -140,11 +142,9 @@ func NewTokenBucket[K comparable](qps float64, burst int, clock Clock) (*TokenBu
 	return newTokenBucket[K](qps, burst, clock), nil
 }
 
-func newTokenBucket[K comparable](qps float64, burst int, clock Clock) *TokenBucket[K] {
-	if clock == nil {
-		clock = RealClock{}
-	}
-	return &TokenBucket[K]{qps: qps, burst: float64(burst), clock: clock, tokens: float64(burst), last: clock.Now()}
+func newTokenBucket[K comparable](qps float64, burst int, clk clock.Clock) *TokenBucket[K] {
+	clk = clock.Or(clk)
+	return &TokenBucket[K]{qps: qps, burst: float64(burst), clock: clk, tokens: float64(burst), last: clk.Now()}
 }
 
 // When takes one token and returns how long until it exists: 0 if the

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 func TestItemExponentialBackoffDelays(t *testing.T) {
@@ -84,8 +86,8 @@ func TestItemExponentialBackoffForget(t *testing.T) {
 }
 
 func TestTokenBucketOnFakeClock(t *testing.T) {
-	clock := NewFakeClock(epoch)
-	r, err := NewTokenBucket[string](10, 3, clock) // a token every 100ms, 3 at most
+	clk := clock.NewFake(epoch)
+	r, err := NewTokenBucket[string](10, 3, clk) // a token every 100ms, 3 at most
 	require.NoError(t, err)
 
 	// The bucket starts full: a burst of 3 goes through.
@@ -98,22 +100,22 @@ func TestTokenBucketOnFakeClock(t *testing.T) {
 	assert.Equal(t, 300*time.Millisecond, r.When("x"))
 
 	// 300ms later the three reserved tokens have been minted and used.
-	clock.Step(300 * time.Millisecond)
+	clk.Step(300 * time.Millisecond)
 	assert.Equal(t, 100*time.Millisecond, r.When("x"))
 
 	// A long idle period refills the bucket to burst, not beyond.
-	clock.Step(time.Hour)
+	clk.Step(time.Hour)
 	for i := range 3 {
 		assert.Zero(t, r.When("x"), "refilled burst When #%d", i+1)
 	}
 	assert.Equal(t, 100*time.Millisecond, r.When("x"))
 
 	// Half a token's time gives half a token.
-	clock.Step(time.Hour)
+	clk.Step(time.Hour)
 	for range 3 {
 		r.When("x")
 	}
-	clock.Step(50 * time.Millisecond)
+	clk.Step(50 * time.Millisecond)
 	assert.Equal(t, 50*time.Millisecond, r.When("x"))
 
 	assert.Zero(t, r.NumRequeues("x"), "the bucket keeps no per-item count")
@@ -121,8 +123,8 @@ func TestTokenBucketOnFakeClock(t *testing.T) {
 }
 
 func TestTokenBucketFractionalRate(t *testing.T) {
-	clock := NewFakeClock(epoch)
-	r, err := NewTokenBucket[int](0.5, 1, clock) // one token every 2s
+	clk := clock.NewFake(epoch)
+	r, err := NewTokenBucket[int](0.5, 1, clk) // one token every 2s
 	require.NoError(t, err)
 	assert.Zero(t, r.When(1))
 	assert.Equal(t, 2*time.Second, r.When(1))
@@ -130,10 +132,10 @@ func TestTokenBucketFractionalRate(t *testing.T) {
 }
 
 func TestMaxOfTakesTheLongestDelay(t *testing.T) {
-	clock := NewFakeClock(epoch)
+	clk := clock.NewFake(epoch)
 	backoff, err := NewItemExponentialBackoff[string](10*time.Millisecond, time.Second)
 	require.NoError(t, err)
-	bucket, err := NewTokenBucket[string](1, 2, clock)
+	bucket, err := NewTokenBucket[string](1, 2, clk)
 	require.NoError(t, err)
 	r, err := NewMaxOf[string](backoff, bucket)
 	require.NoError(t, err)
@@ -155,8 +157,8 @@ func TestMaxOfNothingNeverWaits(t *testing.T) {
 }
 
 func TestDefaultRateLimiter(t *testing.T) {
-	clock := NewFakeClock(epoch)
-	r := NewDefaultRateLimiter[string](clock)
+	clk := clock.NewFake(epoch)
+	r := NewDefaultRateLimiter[string](clk)
 	assert.Equal(t, DefaultBackoffBase, r.When("a"))
 	assert.Equal(t, 2*DefaultBackoffBase, r.When("a"))
 	for range DefaultBurst - 2 { // a took two tokens: this empties the bucket

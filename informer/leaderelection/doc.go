@@ -19,5 +19,7 @@
 //
 //	elector.go  Config, Elector (Run, IsLeader, Leader): campaign, lead, step down, release
 //	lease.go    Lease, LeaseSpec and MicroTime, the wire form of the Lease
-//	clock.go    Clock, the injectable time source
+//
+// Time comes from Config.Clock (package clock), so a test moves a
+// clock.Fake through lease expiry instead of waiting.
 package leaderelection

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/rest"
 )
 
@@ -39,7 +40,7 @@ type Config struct {
 	RetryPeriod   time.Duration
 
 	// Clock is the source of time; nil is the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// OnNewLeader, if set, is called with the holder's identity each time
 	// the elector sees the holder change ("" when released). It runs on
 	// the elector's goroutine and must not block.
@@ -89,7 +90,7 @@ var (
 // Its methods are safe for concurrent use.
 type Elector struct {
 	cfg   Config
-	clock Clock
+	clock clock.Clock
 
 	running atomic.Bool
 	leading atomic.Bool
@@ -141,11 +142,7 @@ func New(cfg Config) (*Elector, error) {
 	case cfg.RetryPeriod >= cfg.RenewDeadline:
 		return bad("RetryPeriod %v must be shorter than RenewDeadline %v", cfg.RetryPeriod, cfg.RenewDeadline)
 	}
-	e := &Elector{cfg: cfg, clock: cfg.Clock}
-	if e.clock == nil {
-		e.clock = realClock{}
-	}
-	return e, nil
+	return &Elector{cfg: cfg, clock: clock.Or(cfg.Clock)}, nil
 }
 
 // IsLeader reports whether this candidate leads now.

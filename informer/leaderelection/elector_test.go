@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer/leaderelection"
-	"github.com/kubecache/kubecache/internal/clocktest"
 	"github.com/kubecache/kubecache/rest"
 )
 
@@ -35,7 +35,7 @@ type election struct {
 	t      *testing.T
 	srv    *fakeapiserver.Server
 	c      *rest.Client
-	clock  *clocktest.Fake
+	clock  *clock.Fake
 	acting atomic.Int32
 	// overlap is set if two candidates ever act at once.
 	overlap atomic.Bool
@@ -48,7 +48,7 @@ func newElection(t *testing.T) *election {
 	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	return &election{t: t, srv: srv, c: c, clock: clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	return &election{t: t, srv: srv, c: c, clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 }
 
 func (el *election) start(id string) *candidate {
@@ -103,7 +103,7 @@ func (el *election) tick(parked int, d time.Duration) {
 		el.t.Logf("pending: %v", el.clock.Pending())
 	}
 	require.NoError(el.t, err, "candidates parked on the clock")
-	el.clock.Advance(d)
+	el.clock.Step(d)
 }
 
 func (el *election) lease() leaderelection.Lease {

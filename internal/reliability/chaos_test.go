@@ -108,7 +108,7 @@ func TestChaos(t *testing.T) {
 		{"silent watch", func() { e.proxy.SilenceNextWatch(true) }},
 		{"held reconnects", func() { e.proxy.HoldWatches() }},
 		{"dropped initial-events-end", func() { e.proxy.DropInitialEventsEnd(1) }},
-		{"client clock jumps past every deadline", func() { e.clock.Advance(2*reflector.DefaultMinWatchTimeout + 31*time.Second) }},
+		{"client clock jumps past every deadline", func() { e.clock.Step(2*reflector.DefaultMinWatchTimeout + 31*time.Second) }},
 	}
 
 	var rounds int
@@ -130,7 +130,7 @@ func TestChaos(t *testing.T) {
 		// deadline and streaming bound passes on the clients' clock.
 		e.proxy.Disarm()
 		e.srv.ClearFaults()
-		e.clock.Advance(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
+		e.clock.Step(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
 		d := e.waitConverged(configMaps, clients...)
 		maxConverge = max(maxConverge, d)
 	}

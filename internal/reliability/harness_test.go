@@ -14,9 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
-	"github.com/kubecache/kubecache/internal/clocktest"
 	"github.com/kubecache/kubecache/internal/reliability"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
@@ -145,7 +145,7 @@ type env struct {
 	proxy  *reliability.FaultProxy
 	addr   string // where the proxy listens, or will
 	direct *rest.Client
-	clock  *clocktest.Fake
+	clock  *clock.Fake
 	mon    *reliability.Monitor
 	out    *outputs
 	ctx    context.Context
@@ -160,7 +160,7 @@ type env struct {
 
 func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
-	e := &env{t: t, clock: clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), mon: reliability.NewMonitor(), out: &outputs{}, timeout: o.timeout, maxFrame: o.maxFrame}
+	e := &env{t: t, clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), mon: reliability.NewMonitor(), out: &outputs{}, timeout: o.timeout, maxFrame: o.maxFrame}
 	if e.timeout == 0 {
 		e.timeout = waitTimeout
 	}
@@ -243,7 +243,7 @@ func (e *env) startStepper() {
 			if err != nil {
 				return
 			}
-			e.clock.Advance(step)
+			e.clock.Step(step)
 		}
 	}()
 	e.t.Cleanup(func() { cancel(); <-done })
@@ -433,7 +433,7 @@ func (e *env) waitConverged(res resource, clients ...*subject) time.Duration {
 // the fake clock's time, and writes them to the outputs.
 type recorder struct {
 	kind  string
-	clock *clocktest.Fake
+	clock *clock.Fake
 	mon   *reliability.Monitor
 	out   *outputs
 

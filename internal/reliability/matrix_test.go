@@ -465,7 +465,7 @@ func matrixRows() []row {
 				e.waitFor("the silent watch", func() bool { return e.proxy.Counts()[reliability.FaultSilence] == 1 })
 				e.update(configMaps, "cm-1", "x")
 				e.waitTimerAtLeast(reflector.DefaultMinWatchTimeout)
-				e.clock.Advance(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
+				e.clock.Step(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
 			},
 			check: func(t *testing.T, e *env, s *subject) string {
 				assert.Zero(t, s.rec.relists())
@@ -483,7 +483,7 @@ func matrixRows() []row {
 				e.waitFor("the silent watch", func() bool { return e.proxy.Counts()[reliability.FaultSilence] == 1 })
 				e.update(configMaps, "cm-1", "x")
 				e.waitTimerAtLeast(reflector.DefaultMinWatchTimeout)
-				e.clock.Advance(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
+				e.clock.Step(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
 			},
 			check: func(t *testing.T, e *env, s *subject) string { return observed(s) },
 		},
@@ -553,7 +553,7 @@ func matrixRows() []row {
 				e.waitTimer(reflector.DefaultInitialEventsTimeout)
 				// A change now would end the streaming list as well (a
 				// MODIFIED before the bookmark): write after the bound.
-				e.clock.Advance(reflector.DefaultInitialEventsTimeout)
+				e.clock.Step(reflector.DefaultInitialEventsTimeout)
 				e.update(configMaps, "cm-1", "x")
 			},
 			check: func(t *testing.T, e *env, s *subject) string {
@@ -583,9 +583,9 @@ func retryAfterRow(plain bool) row {
 		e.update(configMaps, "cm-1", "x")
 		e.waitTimer(retry * time.Second)
 		// A hair before Retry-After the client is still waiting.
-		e.clock.Advance(retry*time.Second - time.Millisecond)
+		e.clock.Step(retry*time.Second - time.Millisecond)
 		require.Contains(e.t, e.clock.Pending(), retry*time.Second, "the client stopped waiting before Retry-After")
-		e.clock.Advance(time.Millisecond)
+		e.clock.Step(time.Millisecond)
 	}
 	r.check = func(t *testing.T, e *env, s *subject) string {
 		var throttled *timed[*reflector.Error]
@@ -623,7 +623,7 @@ func burstRow() row {
 			e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
 			e.update(configMaps, "cm-1", "x")
 			e.waitConverged(configMaps, s)
-			e.clock.Advance(harnessBackoff.ResetAfter + time.Millisecond)
+			e.clock.Step(harnessBackoff.ResetAfter + time.Millisecond)
 			e.srv.FailNext(fakeapiserver.FailRule{Match: configMaps.match("watch"), Code: 503})
 			e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
 			e.update(configMaps, "cm-3", "y")
