@@ -45,8 +45,8 @@
 //	informer.go      Informer, Options, QueueKind: New, Run, AddEventHandler, HasSynced;
 //	                 the process function that applies deltas and appends notifications
 //	handler.go       Handler and the HandlerFuncs adapter
-//	registration.go  Registration (HasSynced, Remove, Backlog), HandlerOptions, the
-//	                 per-handler goroutine (listener), HandlerPanicError
+//	registration.go  Registration (HasSynced, Remove, Backlog), Informer.Registrations,
+//	                 HandlerOptions, the per-handler goroutine (listener), HandlerPanicError
 //	event_log.go     the shared, segmented log of notifications and the readers' cursors
 //	resync.go        per-handler resync rounds
 //	transform.go     Transform, DropManagedFields, and the store the reflector writes into

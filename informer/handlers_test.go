@@ -416,3 +416,34 @@ func TestPanickingHandlerIsReportedAndKeepsReceiving(t *testing.T) {
 	assert.Contains(t, perr.Error(), "configmaps: handler fragile: OnAdd default/boom panicked: boom")
 	assert.Equal(t, uint64(1), reg.Backlog().Panics)
 }
+
+func TestRegistrationsListsHandlersInOrderUntilRemoved(t *testing.T) {
+	e := newEnv(t)
+	inf := e.informerFor("default", informer.Options[*ConfigMap]{Name: "configmaps"})
+	assert.Empty(t, inf.Registrations(), "no handler yet")
+	first, err := inf.AddEventHandler(newRecorder(), informer.HandlerOptions{Name: "first"})
+	require.NoError(t, err)
+	second, err := inf.AddEventHandler(newRecorder(), informer.HandlerOptions{Name: "second"})
+	require.NoError(t, err)
+	third, err := inf.AddEventHandler(newRecorder(), informer.HandlerOptions{Name: "third"})
+	require.NoError(t, err)
+	names := func() []string {
+		var out []string
+		for _, r := range inf.Registrations() {
+			out = append(out, r.Name())
+		}
+		return out
+	}
+	assert.Equal(t, []string{"configmaps/first", "configmaps/second", "configmaps/third"}, names())
+
+	first.Remove()
+	assert.Equal(t, []string{"configmaps/second", "configmaps/third"}, names(), "a removed handler is left out")
+
+	e.create("default", "a", nil)
+	run(t, inf)
+	waitSynced(t, inf, second, third)
+	for _, r := range inf.Registrations() {
+		assert.True(t, r.HasSynced(), "Registrations()[%s].HasSynced()", r.Name())
+		assert.Equal(t, uint64(1), r.Backlog().Delivered, "Registrations()[%s].Backlog().Delivered", r.Name())
+	}
+}

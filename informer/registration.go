@@ -1,9 +1,11 @@
 package informer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,6 +109,25 @@ func (r *Registration[T]) Remove() { r.l.inf.removeListener(r.l) }
 
 // Backlog returns the handler's backlog and counters.
 func (r *Registration[T]) Backlog() Backlog { return r.l.backlog() }
+
+// Registrations returns a Registration for every handler the informer
+// delivers to, in the order they were added; a removed handler is not in
+// it. It is for views of the informer (which handler is behind?), and
+// costs nothing until called.
+func (inf *Informer[T]) Registrations() []*Registration[T] {
+	inf.mu.Lock()
+	ls := make([]*listener[T], 0, len(inf.listeners))
+	for _, l := range inf.listeners {
+		ls = append(ls, l)
+	}
+	inf.mu.Unlock()
+	slices.SortFunc(ls, func(a, b *listener[T]) int { return cmp.Compare(a.id, b.id) })
+	regs := make([]*Registration[T], len(ls))
+	for i, l := range ls {
+		regs[i] = &Registration[T]{l: l}
+	}
+	return regs
+}
 
 // listener delivers the log to one handler, on its own goroutine.
 type listener[T meta.Object] struct {
