@@ -26,7 +26,7 @@ const NamespaceIndex = "namespace"
 // function behind NamespaceIndex, which the Indexer runs without calling it
 // (and without its allocation).
 func MetaNamespaceIndexFunc[T meta.Object](obj T) ([]string, error) {
-	if isNil(obj) {
+	if meta.IsNil(obj) {
 		return nil, ErrNilObject
 	}
 	return []string{obj.GetObjectMeta().Namespace}, nil

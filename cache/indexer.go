@@ -112,7 +112,7 @@ func (x *Indexer[T]) checkKey(key string, obj T) error {
 	if key == "" {
 		return fmt.Errorf("put: %w: empty key", ErrInvalidKey)
 	}
-	if isNil(obj) {
+	if meta.IsNil(obj) {
 		return fmt.Errorf("put %q: %w", key, ErrNilObject)
 	}
 	if x.metaKeys {
@@ -198,7 +198,7 @@ func (x *Indexer[T]) ResourceVersion() string { return x.store.lastResourceVersi
 // index called indexName: for the namespace index, the objects in obj's
 // namespace.
 func (x *Indexer[T]) Index(indexName string, obj T) ([]T, error) {
-	if isNil(obj) {
+	if meta.IsNil(obj) {
 		return nil, ErrNilObject
 	}
 	return x.store.index(indexName, obj)

@@ -3,7 +3,6 @@ package cache
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/kubecache/kubecache/meta"
@@ -39,7 +38,7 @@ type KeyFunc[T any] func(obj T) (string, error)
 // It is a generic function; assigning it to a KeyFunc[*Pod] variable or
 // passing it where a KeyFunc[*Pod] is expected instantiates it.
 func MetaNamespaceKeyFunc[T meta.Object](obj T) (string, error) {
-	if isNil(obj) {
+	if meta.IsNil(obj) {
 		return "", ErrNilObject
 	}
 	m := obj.GetObjectMeta()
@@ -105,22 +104,6 @@ func isMetaNamespaceKey(key, namespace, name string) bool {
 		key[len(namespace)+1:] == name
 }
 
-// isNil reports whether obj is a nil interface or a nil pointer. Every
-// meta.Object is a pointer type, and calling a promoted method such as
-// GetObjectMeta on a nil one would panic.
-func isNil[T meta.Object](obj T) bool {
-	v := any(obj)
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Func, reflect.Chan:
-		return rv.IsNil()
-	}
-	return false
-}
-
 // lookupWithKeyFunc finds the object get returns for namespace/name when
 // keys come from a custom keyFunc: it computes the key of a probe object
 // that has only that namespace and name (allocated once, in *probe), and
@@ -140,7 +123,7 @@ func lookupWithKeyFunc[T meta.Object](keyFunc KeyFunc[T], probe *T, hasProbe *bo
 		return zero, false
 	}
 	obj, ok := get(key)
-	if !ok || isNil(obj) {
+	if !ok || meta.IsNil(obj) {
 		return zero, false
 	}
 	if got := obj.GetObjectMeta(); got.Namespace != namespace || got.Name != name {

@@ -293,7 +293,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 // options are invalid (ErrInvalidOptions) or the informer has stopped
 // (ErrStopped).
 func (inf *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Registration[T], error) {
-	if h == nil || isNilHandler(h) {
+	if meta.IsNil(h) {
 		return nil, fmt.Errorf("add event handler to %s: %w: handler is nil", inf.name, ErrInvalidOptions)
 	}
 	if opts.ResyncPeriod < 0 {
@@ -390,7 +390,7 @@ func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
 	initial := !inf.synced.Load()
 	var err error
 	for _, d := range deltas {
-		if isNil(d.Object) {
+		if meta.IsNil(d.Object) {
 			err = errors.Join(err, fmt.Errorf("%s %s: nil object", d.Type, key))
 			continue
 		}
@@ -480,14 +480,4 @@ func typeName[T any]() string {
 		t = t.Elem()
 	}
 	return t.Name()
-}
-
-// isNilHandler reports whether h holds a nil pointer.
-func isNilHandler(h any) bool {
-	v := reflect.ValueOf(h)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Slice, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
 }

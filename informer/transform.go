@@ -2,7 +2,6 @@ package informer
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/meta"
@@ -95,7 +94,7 @@ func (s *queueStore[T]) GetByKey(key string) (T, bool) { return s.q.GetByKey(key
 // storedFunc returns a lookup of the object the queue holds under obj's
 // key; nil without a transform, which needs no lookup.
 func (s *queueStore[T]) storedFunc(obj T) func() (T, bool) {
-	if s.transform == nil || isNil(obj) {
+	if s.transform == nil || meta.IsNil(obj) {
 		return nil
 	}
 	return func() (T, bool) { return s.q.GetByKey(meta.Key(obj)) }
@@ -105,11 +104,11 @@ func (s *queueStore[T]) storedFunc(obj T) func() (T, bool) {
 // already stored (a reused, already transformed one).
 func (s *queueStore[T]) transformed(obj T, stored func() (T, bool)) (T, error) {
 	var zero T
-	if s.transform == nil || isNil(obj) {
+	if s.transform == nil || meta.IsNil(obj) {
 		return obj, nil
 	}
 	m := obj.GetObjectMeta()
-	if cur, ok := stored(); ok && !isNil(cur) && cur.GetObjectMeta() == m {
+	if cur, ok := stored(); ok && !meta.IsNil(cur) && cur.GetObjectMeta() == m {
 		return obj, nil
 	}
 	key := meta.Key(obj)
@@ -117,7 +116,7 @@ func (s *queueStore[T]) transformed(obj T, stored func() (T, bool)) (T, error) {
 	if err != nil {
 		return zero, fmt.Errorf("transform %s: %w", key, err)
 	}
-	if isNil(out) {
+	if meta.IsNil(out) {
 		return zero, fmt.Errorf("transform %s: returned a nil object", key)
 	}
 	if got := meta.Key(out); got != key {
@@ -136,7 +135,7 @@ func (r *replacement[T]) Lookup(namespace, name string) (T, bool) { return r.r.L
 
 func (r *replacement[T]) Add(obj T) error {
 	var stored func() (T, bool)
-	if r.s.transform != nil && !isNil(obj) {
+	if r.s.transform != nil && !meta.IsNil(obj) {
 		m := obj.GetObjectMeta()
 		stored = func() (T, bool) { return r.r.Lookup(m.Namespace, m.Name) }
 	}
@@ -154,9 +153,3 @@ func (r *replacement[T]) Commit(resourceVersion string) error {
 }
 
 func (r *replacement[T]) Abort() { r.r.Abort() }
-
-// isNil reports whether obj is a nil pointer (or holds nothing).
-func isNil[T meta.Object](obj T) bool {
-	v := reflect.ValueOf(obj)
-	return !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil())
-}

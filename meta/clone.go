@@ -3,7 +3,6 @@ package meta
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 )
 
 // Clone returns a deep copy of obj that shares no memory with it.
@@ -18,7 +17,7 @@ import (
 // tagged `json:"-"` and unexported fields are not copied. A nil obj clones
 // to nil.
 func Clone[T Object](obj T) (T, error) {
-	if isNil(obj) {
+	if IsNil(obj) {
 		return obj, nil
 	}
 	if c, ok := any(obj).(interface{ DeepCopy() T }); ok {
@@ -30,17 +29,4 @@ func Clone[T Object](obj T) (T, error) {
 		return zero, fmt.Errorf("clone %s %s: %w", typeName[T](), Key(obj), err)
 	}
 	return Decode[T](data)
-}
-
-// isNil reports whether obj is a nil pointer (or a nil interface).
-func isNil[T Object](obj T) bool {
-	v := reflect.ValueOf(obj)
-	if !v.IsValid() {
-		return true
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice:
-		return v.IsNil()
-	}
-	return false
 }

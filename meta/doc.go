@@ -33,7 +33,7 @@
 //
 //	types.go          TypeMeta, ObjectMeta, OwnerReference, ListMeta
 //	managed_fields.go ManagedFields, ManagedFieldsEntry, FieldsV1 (field sets shared between objects)
-//	object.go         the Object interface, New, Decode, Key
+//	object.go         the Object interface, New, Decode, Key, IsNil
 //	decode_struct.go  Decode's one-pass decoder for user types, with encoding/json's result
 //	intern.go         the table that shares the bytes of short repeated strings
 //	check.go          CheckType: is a user type declared so that it decodes?

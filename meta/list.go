@@ -31,7 +31,7 @@ func (l *List[T]) ItemKind() string {
 func (l *List[T]) FillItemTypeMeta() {
 	kind := l.ItemKind()
 	for _, item := range l.Items {
-		if isNil(item) {
+		if IsNil(item) {
 			continue
 		}
 		tm := item.GetTypeMeta()

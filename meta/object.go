@@ -96,3 +96,21 @@ func Key(obj Object) string {
 	}
 	return m.Namespace + "/" + m.Name
 }
+
+// IsNil reports whether v is nil or holds a nil pointer, map, slice,
+// function, channel or interface. Every Object is a pointer type, so a
+// typed nil passes an `obj == nil` test on the interface yet panics on its
+// first promoted method (GetObjectMeta); code that may be handed such a
+// value — a store's Add, a Transform's result, a handler or a
+// ListerWatcher given to a constructor — asks IsNil instead.
+func IsNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface, reflect.UnsafePointer:
+		return rv.IsNil()
+	}
+	return false
+}

@@ -40,7 +40,7 @@ func (r *Reflector[T]) newBuffer() *buffer[T] {
 func (b *buffer[T]) current(namespace, name string) (T, bool) {
 	if b.repl != nil {
 		obj, ok := b.repl.Lookup(namespace, name)
-		return obj, ok && !isNil(obj)
+		return obj, ok && !meta.IsNil(obj)
 	}
 	return b.r.stored(objectKey(namespace, name))
 }
@@ -67,7 +67,7 @@ func (b *buffer[T]) knownFunc() Known[T] {
 // backwards. An item without a name cannot be stored under any key: it is
 // reported and left out, and the list goes on.
 func (b *buffer[T]) add(obj T) error {
-	if isNil(obj) {
+	if meta.IsNil(obj) {
 		return fmt.Errorf("item %d is nil", b.n)
 	}
 	m := obj.GetObjectMeta()

@@ -66,10 +66,10 @@ type Reflector[T meta.Object] struct {
 // to reuse unchanged objects during a relist and to refuse updates that
 // would move an object's resourceVersion backwards.
 func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Options) (*Reflector[T], error) {
-	if isNilInterface(lw) {
+	if meta.IsNil(lw) {
 		return nil, errors.New("new reflector: ListerWatcher is nil")
 	}
-	if isNilInterface(store) {
+	if meta.IsNil(store) {
 		return nil, errors.New("new reflector: Store is nil")
 	}
 	if err := meta.CheckType[T](); err != nil {
@@ -267,7 +267,7 @@ func (r *Reflector[T]) knownObject(namespace, name, rv string) (T, bool) {
 		return zero, false
 	}
 	obj, ok := r.lookup.GetByKey(objectKey(namespace, name))
-	if !ok || isNil(obj) {
+	if !ok || meta.IsNil(obj) {
 		return zero, false
 	}
 	m := obj.GetObjectMeta()
@@ -284,7 +284,7 @@ func (r *Reflector[T]) stored(key string) (T, bool) {
 		return zero, false
 	}
 	obj, ok := r.lookup.GetByKey(key)
-	if !ok || isNil(obj) {
+	if !ok || meta.IsNil(obj) {
 		return zero, false
 	}
 	return obj, true
@@ -331,23 +331,4 @@ func objectKey(namespace, name string) string {
 		return name
 	}
 	return namespace + "/" + name
-}
-
-// isNil reports whether obj is a nil pointer.
-func isNil[T meta.Object](obj T) bool {
-	v := reflect.ValueOf(obj)
-	return !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil())
-}
-
-// isNilInterface reports whether v is nil or holds a nil pointer.
-func isNilInterface(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface, reflect.Chan:
-		return rv.IsNil()
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
 
@@ -85,7 +86,7 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 			case watch.Modified, watch.Deleted:
 				return fail(fmt.Errorf("%w: %s event before the initial-events-end bookmark", ErrNotStreaming, ev.Type))
 			case watch.Bookmark:
-				if isNil(ev.Object) {
+				if meta.IsNil(ev.Object) {
 					return fail(fmt.Errorf("BOOKMARK event without an object"))
 				}
 				m := ev.Object.GetObjectMeta()

@@ -92,7 +92,7 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 				}
 				rv = r.m.lastSync
 			case watch.Bookmark:
-				if isNil(ev.Object) {
+				if meta.IsNil(ev.Object) {
 					return end(fmt.Errorf("BOOKMARK event without an object"))
 				}
 				brv := ev.Object.GetObjectMeta().ResourceVersion
@@ -120,7 +120,7 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 // the write is reported; the watch goes on. A nil object ends the watch.
 func (r *Reflector[T]) apply(current State, ev watch.Event[T]) error {
 	obj := ev.Object
-	if isNil(obj) {
+	if meta.IsNil(obj) {
 		return fmt.Errorf("%s event without an object", ev.Type)
 	}
 	m := obj.GetObjectMeta()
