@@ -38,10 +38,10 @@ import (
 // InitialEventsTimeout, or sends a change before it, is abandoned for
 // LIST then WATCH for the rest of Run.
 //
-// A streaming list (API-SEMANTICS.md §2.4) follows the server's own rule
-// when its WATCH request fails: 429, connection refused, 410 and too-large
-// are retried; any other error falls back to LIST then WATCH, and the
-// reflector does not try streaming again during that Run.
+// A streaming list (docs/api-semantics.md, "Streaming lists") follows the
+// server's own rule when its WATCH request fails: 429, connection refused,
+// 410 and too-large are retried; any other error falls back to LIST then
+// WATCH, and the reflector does not try streaming again during that Run.
 //
 // Nothing makes the reflector give up: it keeps retrying until its context
 // is cancelled, and HasSynced stays false until a list succeeds. A stuck

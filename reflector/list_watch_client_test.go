@@ -92,8 +92,8 @@ func TestCustomResourcesKeepTheirKindAndADeletedCRDIsReported(t *testing.T) {
 	lw := NewListWatchFromClient[*meta.Unstructured](c, "widgets.v1.example.com", "default", selector.Fields{})
 	r, err := NewReflector[*meta.Unstructured](lw, store, Options{
 		DisableStreamingList: true, Backoff: fastBackoff,
-		// Short watches: the fake server does not always end the watches
-		// of a deleted CRD (requests-reflector.md §4); a real server does.
+		// Short watches bound the wait should a watch outlive the
+		// CRD's deletion (both servers end such watches).
 		MinWatchTimeout: time.Second, MaxWatchTimeout: 2 * time.Second,
 		OnError: func(e *Error) {
 			select {

@@ -139,10 +139,9 @@ func describe(items []*ConfigMap) []string {
 }
 
 // faultProxy stands between the reflector and the fake server and injects
-// the faults the server has no control for (requests-reflector.md §3):
-// it can strip the limit parameter (a server that ignores limit), drop the
-// initial-events-end bookmark (a streaming list that never finishes) and
-// write a malformed frame into a watch stream.
+// faults of its own: it can strip the limit parameter (a server that
+// ignores limit), drop the initial-events-end bookmark (a streaming list
+// that never finishes) and write a malformed frame into a watch stream.
 type faultProxy struct {
 	srv *httptest.Server
 	rp  *httputil.ReverseProxy

@@ -11,7 +11,7 @@ import (
 )
 
 // ResourceVersionMatch says how the server reads a list's resourceVersion
-// (API-SEMANTICS.md §1).
+// (docs/api-semantics.md, "Which state a list reads").
 type ResourceVersionMatch string
 
 // The values of ResourceVersionMatch.

@@ -178,7 +178,7 @@ func TestDiscoveryRealServer(t *testing.T) {
 				check(row.kind, first(func(r apiResourceRow) bool { return r.kind == row.kind }))
 			}
 
-			// The facts of API-SEMANTICS §8 on these documents.
+			// The facts of docs/api-semantics.md ("Discovery documents") on these documents.
 			deploy, err := d.Resolve("deploy")
 			require.NoError(t, err)
 			assert.Equal(t, "deployments.apps", deploy.GroupResource())

@@ -4,8 +4,9 @@
 // Where it sits: a client passes a selector's String to the API server,
 // which filters what it sends; the fake API server parses the same strings
 // with this package and filters its store; listers filter the local cache
-// with Matches. The grammar is the real server's (API-SEMANTICS.md §7), so
-// a selector accepted here is accepted there and matches the same objects.
+// with Matches. The grammar is the real server's (docs/api-semantics.md,
+// "Selectors"), so a selector accepted here is accepted there and matches
+// the same objects.
 //
 //	labelSelector=app=web,env in (prod,qa),!canary   → ParseLabels → Labels.Matches(obj.Labels)
 //	fieldSelector=metadata.name=web                   → ParseFields → Fields.Matches(get)

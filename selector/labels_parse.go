@@ -2,7 +2,8 @@ package selector
 
 import "fmt"
 
-// This file holds the label selector grammar (API-SEMANTICS.md §7):
+// This file holds the label selector grammar (docs/api-semantics.md,
+// "Label selectors"):
 //
 //	selector    = [ requirement { "," requirement } ]
 //	requirement = [ "!" ] KEY

@@ -15,8 +15,8 @@ func event(name string) Request {
 		`"reason":"Test","message":"e2e","type":"Normal","source":{"component":"kubecache-e2e"}}`, name))
 }
 
-// TestCompaction covers the 410 Expired answers of §1 and §2.3 after the
-// storage was compacted: an exact list, a continue token and a watch from
+// TestCompaction covers the 410 Expired answers after the storage was
+// compacted (docs/api-semantics.md, "History that is gone: 410"): an exact list, a continue token and a watch from
 // a compacted resourceVersion. It uses core events, which a real server
 // serves without a watch cache, so compaction shows at once. Not parallel:
 // compaction touches every resource.

@@ -4,7 +4,7 @@
 // that clients read, event type sequences and the objects themselves, with
 // resourceVersions, uids and timestamps compared by presence only.
 //
-// The rows are API-SEMANTICS.md's tables and kubectl itself: apply, get,
+// The rows are docs/api-semantics.md's tables and kubectl itself: apply, get,
 // get -w, edit, label, apply --server-side, scale and delete run with
 // -v=9 against both servers (TestKubectl), their logs parsed into
 // requests and answers and compared. A difference fails the test unless

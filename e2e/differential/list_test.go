@@ -47,9 +47,9 @@ func cm(name, labels string, data ...string) string {
 
 func createCM(name string, data ...string) Request { return post(cms, cm(name, "", data...)) }
 
-// TestListResourceVersionTable runs every cell of API-SEMANTICS.md §1's
-// table "resourceVersion semantics for list": a, b exist at {rv}; c is
-// created after it.
+// TestListResourceVersionTable runs every cell of the table "Which state a
+// list reads" in docs/api-semantics.md: a, b exist at {rv}; c is created
+// after it.
 func TestListResourceVersionTable(t *testing.T) {
 	s := pair(t)
 	t.Parallel()
@@ -86,8 +86,8 @@ func TestListResourceVersionTable(t *testing.T) {
 	}
 }
 
-// TestListValidation covers §1's validation rules and the observed
-// answers to malformed parameters.
+// TestListValidation covers the checks on list options (docs/api-semantics.md,
+// "Checks on the options") and the answers to malformed parameters.
 func TestListValidation(t *testing.T) {
 	s := pair(t)
 	t.Parallel()
@@ -114,7 +114,7 @@ func TestListValidation(t *testing.T) {
 	}
 }
 
-// TestListPagination checks §1's pagination facts: every page reports the
+// TestListPagination checks how pages behave: every page reports the
 // first page's RV, objects appear as of that RV, remainingItemCount, the
 // last page's continue, selectors filtering pages down to zero items.
 func TestListPagination(t *testing.T) {

@@ -7,9 +7,10 @@ import (
 	"github.com/kubecache/kubecache/e2e/internal/target"
 )
 
-// TestStatusReasons produces every reason of API-SEMANTICS.md §4's Status
-// table that a client can cause on purpose, and compares the Status bodies.
-// The rest cannot be produced on demand on a real server; each says why.
+// TestStatusReasons produces every reason of the table "Reasons and codes"
+// in docs/api-semantics.md that a client can cause on purpose, and
+// compares the Status bodies. The rest cannot be produced on demand on a
+// real server; each says why.
 func TestStatusReasons(t *testing.T) {
 	s := pair(t)
 	t.Parallel()
@@ -63,7 +64,7 @@ func TestStatusReasons(t *testing.T) {
 	//   server faults; the fake server injects them (FailNext).
 }
 
-// TestCRUD covers §4's create, update, patch and delete rules.
+// TestCRUD covers the create, update, patch and delete rules.
 func TestCRUD(t *testing.T) {
 	s := pair(t)
 	t.Parallel()
@@ -128,7 +129,7 @@ func TestServerSideApply(t *testing.T) {
 	c.Compare("get after apply", get(cms+"/s"))
 }
 
-// TestTables covers §5's Table answers for kubectl get.
+// TestTables covers the Table answers kubectl get reads.
 func TestTables(t *testing.T) {
 	s := pair(t)
 	t.Parallel()

@@ -12,7 +12,7 @@ func watchReq(query string) Request {
 	return Request{Path: cms + "?watch=true&timeoutSeconds=" + watchFor + query}
 }
 
-// TestWatchResourceVersions covers §2.2 and §2.4: what a watch sends for
+// TestWatchResourceVersions checks what a watch sends for
 // each resourceVersion, with and without bookmarks and streaming lists.
 func TestWatchResourceVersions(t *testing.T) {
 	s := pair(t)
@@ -48,7 +48,7 @@ func TestWatchResourceVersions(t *testing.T) {
 
 // TestWatchBookmarks: with allowWatchBookmarks, a watch whose resource
 // moved past its start gets a plain BOOKMARK about 2 s before its
-// timeoutSeconds (§2.4, §8).
+// timeoutSeconds.
 func TestWatchBookmarks(t *testing.T) {
 	s := pair(t)
 	t.Parallel()
@@ -59,8 +59,8 @@ func TestWatchBookmarks(t *testing.T) {
 		[]Request{createCM("a")}, CompareOptions{CountBookmarks: true})
 }
 
-// TestWatchValidation covers the immediate non-200 answers of §2.3 and
-// §2.4's validation.
+// TestWatchValidation covers the non-200 answers a watch gets before its
+// stream starts, and the checks on streaming-list options.
 func TestWatchValidation(t *testing.T) {
 	s := pair(t)
 	t.Parallel()
@@ -79,7 +79,7 @@ func TestWatchValidation(t *testing.T) {
 	c.CompareWatch("watch of an unknown resource (404)", Request{Path: "/api/v1/namespaces/{ns}/bogus?watch=true&timeoutSeconds=1"}, nil)
 }
 
-// TestWatchEvents covers §2.7: what each change looks like in a watch.
+// TestWatchEvents checks what each change looks like in a watch.
 func TestWatchEvents(t *testing.T) {
 	s := pair(t)
 	t.Parallel()

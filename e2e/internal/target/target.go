@@ -239,7 +239,8 @@ func (t *Target) restConfig() (*clientrest.Config, error) {
 	}
 	cfg.QPS = -1 // no client-side throttling in tests
 	// JSON request bodies: the fake server does not read protobuf, which
-	// typed clients send by default (API-SEMANTICS.md §8).
+	// typed clients send by default (docs/api-semantics.md, "What client-go
+	// sends").
 	cfg.ContentType = "application/json"
 	return cfg, nil
 }
