@@ -40,8 +40,8 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	op := strings.TrimPrefix(r.URL.Path, adminPrefix)
 	if op == "state" {
 		writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, marshal(map[string]any{
-			"resourceVersion": s.store.resourceVersion(),
-			"compacted":       s.store.compactedRV(),
+			"resourceVersion": s.store.ResourceVersion(),
+			"compacted":       s.store.CompactedRV(),
 			"watchers":        s.Watchers(""),
 		}))
 		return

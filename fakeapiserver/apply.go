@@ -7,6 +7,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -40,10 +41,10 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 	}
 	ns := nsFor(res, info)
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.get(res.storageKey(), objectKey(ns, info.name))
+		cur := s.store.Get(res.storageKey(), storage.ObjectKey(ns, info.name))
 		live := jsonv.Value{Kind: jsonv.Null}
 		if cur != nil {
-			doc, err := cur.document()
+			doc, err := cur.Document()
 			if err != nil {
 				writeError(w, r, err)
 				return
@@ -93,7 +94,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			writeBody(w, n, http.StatusCreated, encodeObject(obj, n.format, apiVersion))
 			return
 		}
-		in.meta.ResourceVersion = cur.meta.ResourceVersion
+		in.meta.ResourceVersion = cur.Meta.ResourceVersion
 		if s.writeUpdated(w, r, n, res, cur, in, info.subresource, req.Manager, apiVersion, managed, wo.dryRun) {
 			return
 		}

@@ -23,10 +23,7 @@ func TestHistoryIsBoundedUnderManyUpdates(t *testing.T) {
 		r := c.do(http.MethodPatch, cmPath+"/hot", fmt.Sprintf(`{"data":{"n":"%d"}}`, i), "Content-Type", mergePatch)
 		require.Equal(t, http.StatusOK, r.code)
 	}
-	s.store.mu.Lock()
-	logLen := len(s.store.log)
-	versions := len(s.store.tables["/configmaps"].versions)
-	s.store.mu.Unlock()
+	logLen, versions := s.store.HistoryLen("/configmaps")
 	assert.LessOrEqual(t, logLen, 100)
 	assert.LessOrEqual(t, versions, 101)
 	// A watch from before the retained history is told so.
@@ -77,9 +74,8 @@ func TestConcurrentPaginatedListsStayConsistentAndBounded(t *testing.T) {
 	close(stop)
 	<-writerDone
 	t.Logf("paginated lists: %d complete, %d expired (410)", complete, gone)
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	assert.LessOrEqual(t, len(s.store.tables["/configmaps"].versions), 201, "snapshots are bounded by the history limit")
+	_, versions := s.store.HistoryLen("/configmaps")
+	assert.LessOrEqual(t, versions, 201, "snapshots are bounded by the history limit")
 }
 
 // paginate follows continue tokens; ok is false on a 410.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -166,7 +167,7 @@ func containsString(xs []string, x string) bool {
 }
 
 // crdAfter registers, re-registers or removes the custom resource.
-func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *stored) {
+func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *storage.Object) {
 	if prev != nil {
 		if spec := s.crdResources(prev); len(spec) > 0 {
 			if typ == watch.Deleted {
@@ -178,7 +179,7 @@ func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *s
 				s.registry.remove(r.Group, r.Version, r.Name)
 			}
 			if typ == watch.Deleted {
-				s.store.dropTable(spec[0].storageKey())
+				s.store.DropTable(spec[0].storageKey())
 			}
 		}
 	}
@@ -191,7 +192,7 @@ func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *s
 }
 
 // crdResources derives the served resources of a CRD object.
-func (s *Server) crdResources(obj *stored) []*Resource {
+func (s *Server) crdResources(obj *storage.Object) []*Resource {
 	rest, err := restOf(obj)
 	if err != nil {
 		return nil
@@ -260,15 +261,15 @@ func (s *Server) crdResources(obj *stored) []*Resource {
 // collector and namespace deletion see each delete.
 func (s *Server) deleteAllCustom(ctx context.Context, res *Resource) {
 	table := res.storageKey()
-	snap, _ := s.store.current(table)
-	var objs []*stored
-	snap.Ascend("", func(_ string, obj *stored) bool {
+	snap, _ := s.store.Current(table)
+	var objs []*storage.Object
+	snap.Ascend("", func(_ string, obj *storage.Object) bool {
 		objs = append(objs, obj)
 		return true
 	})
 	for _, obj := range objs {
-		last, err := s.store.commit(table, obj.key, watch.Deleted, obj, func(rv int64) (*stored, error) {
-			return obj.withResourceVersion(rv)
+		last, err := s.store.Commit(table, obj.Key, watch.Deleted, obj, func(rv int64) (*storage.Object, error) {
+			return obj.WithResourceVersion(rv)
 		})
 		if err == nil {
 			s.collect(ctx, res, watch.Deleted, obj, last)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -104,7 +105,7 @@ func addWarnings(w http.ResponseWriter, warnings []string) {
 
 // create stores a new object from a decoded body. namespace comes from the
 // URL ("" for cluster-scoped resources).
-func (s *Server) create(ctx context.Context, res *Resource, version, namespace string, data []byte, wo writeOptions) (*stored, []string, error) {
+func (s *Server) create(ctx context.Context, res *Resource, version, namespace string, data []byte, wo writeOptions) (*storage.Object, []string, error) {
 	in, err := s.decodeObject(res, version, data, wo.validation)
 	if err != nil {
 		return nil, nil, err
@@ -112,7 +113,7 @@ func (s *Server) create(ctx context.Context, res *Resource, version, namespace s
 	return s.createDecoded(ctx, res, namespace, in, wo)
 }
 
-func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace string, in *incoming, wo writeOptions) (*stored, []string, error) {
+func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace string, in *incoming, wo writeOptions) (*storage.Object, []string, error) {
 	m := in.meta
 	if m.ResourceVersion != "" {
 		return nil, nil, newStatus(500, meta.ReasonUnknown, "resourceVersion should not be set on objects to be created")
@@ -168,11 +169,11 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 		m.ManagedFields = wo.managed
 	} else {
 		// Update starts from the entries the client sent, if any.
-		sent, err := assemble(in.kind, in.apiVersion, m, encodeRest(rest), fields)
+		sent, err := storage.Assemble(in.kind, in.apiVersion, m, encodeRest(rest), fields)
 		if err != nil {
 			return nil, nil, err
 		}
-		doc, err := sent.document()
+		doc, err := sent.Document()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -186,16 +187,16 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 	}
 	restJSON := encodeRest(rest)
 	if wo.dryRun {
-		obj, err := assemble(in.kind, in.apiVersion, m, restJSON, fields)
+		obj, err := storage.Assemble(in.kind, in.apiVersion, m, restJSON, fields)
 		return obj, in.warnings, err
 	}
 	for attempt := 0; ; attempt++ {
-		key := objectKey(m.Namespace, m.Name)
-		obj, err := s.store.commit(res.storageKey(), key, watch.Added, nil, func(rv int64) (*stored, error) {
+		key := storage.ObjectKey(m.Namespace, m.Name)
+		obj, err := s.store.Commit(res.storageKey(), key, watch.Added, nil, func(rv int64) (*storage.Object, error) {
 			m.ResourceVersion = strconv.FormatInt(rv, 10)
-			return assemble(in.kind, in.apiVersion, m, restJSON, fields)
+			return storage.Assemble(in.kind, in.apiVersion, m, restJSON, fields)
 		})
-		if errors.Is(err, errChanged) {
+		if errors.Is(err, storage.ErrChanged) {
 			if generated && attempt < 8 {
 				m.Name = s.generateName(m.GenerateName)
 				continue
@@ -278,11 +279,11 @@ func encodeRest(rest []jsonv.Member) []byte {
 // create of res named name ("" when generated): the namespace must exist
 // and not be terminating.
 func (s *Server) checkNamespaceForCreate(res *Resource, ns, name string) error {
-	o := s.store.get("/namespaces", ns)
+	o := s.store.Get("/namespaces", ns)
 	if o == nil {
 		return errNotFoundGR("", "namespaces", ns)
 	}
-	if o.meta.DeletionTimestamp != nil {
+	if o.Meta.DeletionTimestamp != nil {
 		what := res.groupResource()
 		if name != "" {
 			what += " " + strconv.Quote(name)

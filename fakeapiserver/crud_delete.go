@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -95,7 +96,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info reque
 	}
 	if deleted && !res.DeleteReturnsObject {
 		st := &meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: meta.StatusSuccess,
-			Details: &meta.StatusDetails{Name: info.name, Group: res.Group, Kind: res.Name, UID: obj.meta.UID}}
+			Details: &meta.StatusDetails{Name: info.name, Group: res.Group, Kind: res.Name, UID: obj.Meta.UID}}
 		writeBody(w, negotiation{pretty: n.pretty}, http.StatusOK, marshal(st))
 		return
 	}
@@ -105,22 +106,22 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info reque
 // delete deletes one object. It returns the object (its last state when
 // removed, the updated one when deletion is delayed) and whether it was
 // removed.
-func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opts deleteOptions) (*stored, bool, error) {
+func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opts deleteOptions) (*storage.Object, bool, error) {
 	table := res.storageKey()
-	key := objectKey(ns, name)
+	key := storage.ObjectKey(ns, name)
 	dryRun := len(opts.DryRun) > 0
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.get(table, key)
+		cur := s.store.Get(table, key)
 		if cur == nil {
 			return nil, false, errNotFound(res, name)
 		}
 		if p := opts.Preconditions; p != nil {
 			kindGR := &Resource{Group: res.Group, Name: res.Kind}
-			if p.UID != nil && *p.UID != cur.meta.UID {
-				return nil, false, errConflict(kindGR, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, cur.meta.UID))
+			if p.UID != nil && *p.UID != cur.Meta.UID {
+				return nil, false, errConflict(kindGR, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, cur.Meta.UID))
 			}
-			if p.ResourceVersion != nil && *p.ResourceVersion != cur.meta.ResourceVersion {
-				return nil, false, errConflict(kindGR, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, cur.meta.ResourceVersion))
+			if p.ResourceVersion != nil && *p.ResourceVersion != cur.Meta.ResourceVersion {
+				return nil, false, errConflict(kindGR, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, cur.Meta.ResourceVersion))
 			}
 		}
 		if hook := s.deleteHooks[table]; hook != nil && !dryRun {
@@ -139,10 +140,10 @@ func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opt
 			if next == cur {
 				return cur, false, nil
 			}
-			obj, err := s.store.commit(table, key, watch.Modified, cur, func(rv int64) (*stored, error) {
-				return next.withResourceVersion(rv)
+			obj, err := s.store.Commit(table, key, watch.Modified, cur, func(rv int64) (*storage.Object, error) {
+				return next.WithResourceVersion(rv)
 			})
-			if errors.Is(err, errChanged) {
+			if errors.Is(err, storage.ErrChanged) {
 				continue
 			}
 			if err != nil {
@@ -154,10 +155,10 @@ func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opt
 		if dryRun {
 			return cur, true, nil
 		}
-		obj, err := s.store.commit(table, key, watch.Deleted, cur, func(rv int64) (*stored, error) {
-			return cur.withResourceVersion(rv)
+		obj, err := s.store.Commit(table, key, watch.Deleted, cur, func(rv int64) (*storage.Object, error) {
+			return cur.WithResourceVersion(rv)
 		})
-		if errors.Is(err, errChanged) {
+		if errors.Is(err, storage.ErrChanged) {
 			continue
 		}
 		if err != nil {
@@ -173,8 +174,8 @@ func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opt
 // remove the object now, cur when deletion is already pending and nothing
 // changes, or the object with deletionTimestamp (and any propagation
 // finalizer) to store instead.
-func (s *Server) pendingDeletion(res *Resource, cur *stored, opts deleteOptions) (*stored, error) {
-	m := cur.meta
+func (s *Server) pendingDeletion(res *Resource, cur *storage.Object, opts deleteOptions) (*storage.Object, error) {
+	m := cur.Meta
 	finalizers := slices.Clone(m.Finalizers)
 	if p := opts.PropagationPolicy; p != nil {
 		switch *p {
@@ -193,7 +194,7 @@ func (s *Server) pendingDeletion(res *Resource, cur *stored, opts deleteOptions)
 	if m.DeletionTimestamp != nil && slices.Equal(finalizers, m.Finalizers) && grace == 0 {
 		return cur, nil
 	}
-	next := cloneMeta(m)
+	next := storage.CloneMeta(m)
 	next.Finalizers = finalizers
 	if next.DeletionTimestamp == nil {
 		t := meta.NewTime(s.clock.Now().Add(secondsDuration(grace)))
@@ -211,26 +212,26 @@ func (s *Server) pendingDeletion(res *Resource, cur *stored, opts deleteOptions)
 	if res.storageKey() == "/namespaces" {
 		rest = setStatusPhase(rest, "Terminating")
 	}
-	return assemble(cur.kind, cur.apiVersion, next, encodeRest(rest), cur.fields)
+	return storage.Assemble(cur.Kind, cur.APIVersion, next, encodeRest(rest), cur.Fields)
 }
 
 // gracePeriod is the grace a pod bound to a node gets (30 s unless the
 // request or the pod says otherwise); everything else is deleted at once.
-func (s *Server) gracePeriod(res *Resource, cur *stored, opts deleteOptions) int64 {
+func (s *Server) gracePeriod(res *Resource, cur *storage.Object, opts deleteOptions) int64 {
 	if res.storageKey() != "/pods" {
 		return 0
 	}
 	if opts.GracePeriodSeconds != nil {
 		return max(*opts.GracePeriodSeconds, 0)
 	}
-	if v, _ := cur.field("spec.nodeName"); v == "" {
+	if v, _ := cur.Field("spec.nodeName"); v == "" {
 		return 0
 	}
-	if phase, _ := cur.field("status.phase"); phase == "Succeeded" || phase == "Failed" {
+	if phase, _ := cur.Field("status.phase"); phase == "Succeeded" || phase == "Failed" {
 		return 0
 	}
-	if cur.meta.DeletionGracePeriodSeconds != nil {
-		return *cur.meta.DeletionGracePeriodSeconds
+	if cur.Meta.DeletionGracePeriodSeconds != nil {
+		return *cur.Meta.DeletionGracePeriodSeconds
 	}
 	return 30
 }
@@ -261,11 +262,11 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	ns := nsFor(res, info)
-	snap, _ := s.store.current(res.storageKey())
+	snap, _ := s.store.Current(res.storageKey())
 	page := s.page(snap, 0, ns, "", 0, 0, lo, res)
-	var deleted []*stored
+	var deleted []*storage.Object
 	for _, obj := range page.items {
-		o, _, err := s.delete(r.Context(), res, obj.meta.Namespace, obj.meta.Name, opts)
+		o, _, err := s.delete(r.Context(), res, obj.Meta.Namespace, obj.Meta.Name, opts)
 		var st *meta.Status
 		if errors.As(err, &st) && st.IsNotFound() {
 			continue
@@ -276,7 +277,7 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		}
 		deleted = append(deleted, o)
 	}
-	page = listResult{items: deleted, rv: s.store.resourceVersion()}
+	page = listResult{items: deleted, rv: s.store.ResourceVersion()}
 	writeBody(w, n, http.StatusOK, s.encodeList(res, info.version, n.format, page))
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/strategicpatch"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -84,12 +85,12 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 	table := res.storageKey()
 	apiVersion := gv(res.Group, info.version)
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.get(table, objectKey(ns, info.name))
+		cur := s.store.Get(table, storage.ObjectKey(ns, info.name))
 		if cur == nil {
 			writeStatus(w, r, errNotFound(res, info.name))
 			return
 		}
-		patched, err := apply(cur.appendObject(nil, apiVersion), body)
+		patched, err := apply(cur.AppendObject(nil, apiVersion), body)
 		if err != nil {
 			writeStatus(w, r, patchError(err))
 			return
@@ -107,12 +108,12 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 			writeStatus(w, r, errBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 			return
 		}
-		conditional := in.meta.ResourceVersion != cur.meta.ResourceVersion
+		conditional := in.meta.ResourceVersion != cur.Meta.ResourceVersion
 		if conditional && in.meta.ResourceVersion != "" {
 			writeStatus(w, r, errConflict(res, info.name, msgModified))
 			return
 		}
-		in.meta.ResourceVersion = cur.meta.ResourceVersion
+		in.meta.ResourceVersion = cur.Meta.ResourceVersion
 		if s.writeUpdated(w, r, n, res, cur, in, info.subresource, wo.manager, apiVersion, nil, wo.dryRun) {
 			return
 		}
@@ -151,14 +152,14 @@ func patchError(err error) *meta.Status {
 // store), commits it and writes the answer. It returns false, having
 // written nothing, when cur changed underneath and the caller should read
 // it again.
-func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n negotiation, res *Resource, cur *stored, in *incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
+func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n negotiation, res *Resource, cur *storage.Object, in *incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
 	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.meta, in.rest, subresource, manager, apiVersion, managed)
 	if err != nil {
 		writeError(w, r, err)
 		return true
 	}
 	obj, err := s.finishUpdate(r.Context(), res, cur, next, dryRun)
-	if errors.Is(err, errChanged) {
+	if errors.Is(err, storage.ErrChanged) {
 		return false
 	}
 	if err != nil {

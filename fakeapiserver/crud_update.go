@@ -12,6 +12,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -64,11 +65,11 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info reque
 
 // update replaces an object (or its status) with a decoded body, creating
 // it where the resource allows create-on-update.
-func (s *Server) update(ctx context.Context, res *Resource, ns, subresource string, in *incoming, wo writeOptions) (*stored, bool, error) {
+func (s *Server) update(ctx context.Context, res *Resource, ns, subresource string, in *incoming, wo writeOptions) (*storage.Object, bool, error) {
 	table := res.storageKey()
-	key := objectKey(ns, in.meta.Name)
+	key := storage.ObjectKey(ns, in.meta.Name)
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.get(table, key)
+		cur := s.store.Get(table, key)
 		if cur == nil {
 			if subresource != "" || !res.CreateOnUpdate {
 				return nil, false, errNotFound(res, in.meta.Name)
@@ -86,7 +87,7 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 		if !conditional && (res.RequireResourceVersion || res.Custom) {
 			return nil, false, errInvalid(res.Group, res.Name, in.meta.Name, []fieldError{invalidRaw("metadata.resourceVersion", "0", "must be specified for an update")})
 		}
-		if conditional && in.meta.ResourceVersion != cur.meta.ResourceVersion {
+		if conditional && in.meta.ResourceVersion != cur.Meta.ResourceVersion {
 			return nil, false, errConflict(res, in.meta.Name, msgModified)
 		}
 		next, err := s.prepareUpdate(ctx, res, cur, in.meta, in.rest, subresource, wo.manager, in.apiVersion)
@@ -100,7 +101,7 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 			return next, false, nil
 		}
 		obj, err := s.commitUpdate(ctx, res, cur, next)
-		if errors.Is(err, errChanged) {
+		if errors.Is(err, storage.ErrChanged) {
 			if conditional {
 				return nil, false, errConflict(res, in.meta.Name, msgModified)
 			}
@@ -115,20 +116,20 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 // body. It returns nil when nothing would change (a no-op update: no new
 // resourceVersion, no event). The result's resourceVersion is cur's; the
 // commit sets the new one.
-func (s *Server) prepareUpdate(ctx context.Context, res *Resource, cur *stored, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string) (*stored, error) {
+func (s *Server) prepareUpdate(ctx context.Context, res *Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string) (*storage.Object, error) {
 	return s.prepareUpdateManaged(ctx, res, cur, newMeta, newRest, subresource, manager, apiVersion, nil)
 }
 
 // prepareUpdateManaged is prepareUpdate with the managedFields to store
 // given (server-side apply computes them) rather than recorded as an
 // Update entry; nil records the entry.
-func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *stored, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed meta.ManagedFields) (*stored, error) {
+func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed meta.ManagedFields) (*storage.Object, error) {
 	oldRest, err := restOf(cur)
 	if err != nil {
 		return nil, err
 	}
-	old := cur.meta
-	m := cloneMeta(newMeta)
+	old := cur.Meta
+	m := storage.CloneMeta(newMeta)
 	// sentManaged: the managedFields the client wrote (Update starts from
 	// them when there are any).
 	sentManaged := newMeta.ManagedFields
@@ -137,7 +138,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 	if statusOnly {
 		// A status write changes .status only.
 		managed := m.ManagedFields
-		m = cloneMeta(old)
+		m = storage.CloneMeta(old)
 		m.ManagedFields = managed
 		rest = replaceMember(oldRest, "status", findMember(newRest, "status"))
 	} else {
@@ -189,27 +190,27 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 	doc := documentOf(rest)
 	fields := res.selectableFields(&doc)
 	restJSON := encodeRest(rest)
-	next, err := assemble(cur.kind, apiVersion, m, restJSON, fields)
+	next, err := storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)
 	if err != nil {
 		return nil, err
 	}
-	if sameContent(cur, next) {
+	if storage.SameContent(cur, next) {
 		return nil, nil
 	}
 	if managed != nil {
 		return next, nil
 	}
-	live, err := cur.document()
+	live, err := cur.Document()
 	if err != nil {
 		return nil, err
 	}
 	if len(sentManaged) > 0 && !statusOnly {
 		m.ManagedFields = sentManaged
-		if next, err = assemble(cur.kind, apiVersion, m, restJSON, fields); err != nil {
+		if next, err = storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields); err != nil {
 			return nil, err
 		}
 	}
-	written, err := next.document()
+	written, err := next.Document()
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 		StatusSubresource: res.hasStatus(), Now: s.clock.Now()})); err != nil {
 		return nil, errInternal(err)
 	}
-	return assemble(cur.kind, apiVersion, m, restJSON, fields)
+	return storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)
 }
 
 // updateType is the field structure ordinary writes of res record their
@@ -241,27 +242,27 @@ func updateType(res *Resource, apiVersion string) apply.Type {
 
 // commitUpdate stores next in place of cur. An update that removes the
 // last finalizer of an object being deleted deletes it instead.
-func (s *Server) commitUpdate(ctx context.Context, res *Resource, cur, next *stored) (*stored, error) {
+func (s *Server) commitUpdate(ctx context.Context, res *Resource, cur, next *storage.Object) (*storage.Object, error) {
 	typ := watch.Modified
-	if next.meta.DeletionTimestamp != nil && len(next.meta.Finalizers) == 0 &&
-		(next.meta.DeletionGracePeriodSeconds == nil || *next.meta.DeletionGracePeriodSeconds == 0) &&
+	if next.Meta.DeletionTimestamp != nil && len(next.Meta.Finalizers) == 0 &&
+		(next.Meta.DeletionGracePeriodSeconds == nil || *next.Meta.DeletionGracePeriodSeconds == 0) &&
 		!specFinalizersRemain(res, next) {
 		typ = watch.Deleted
 	}
-	obj, err := s.store.commit(res.storageKey(), cur.key, typ, cur, func(rv int64) (*stored, error) {
+	obj, err := s.store.Commit(res.storageKey(), cur.Key, typ, cur, func(rv int64) (*storage.Object, error) {
 		if typ == watch.Deleted {
 			// The DELETED event carries the last stored state (with
 			// its finalizers), as on the real server.
-			return cur.withResourceVersion(rv)
+			return cur.WithResourceVersion(rv)
 		}
-		return next.withResourceVersion(rv)
+		return next.WithResourceVersion(rv)
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.afterWrite(ctx, res, typ, cur, obj)
 	if typ == watch.Deleted {
-		return next.withResourceVersion(obj.rv)
+		return next.WithResourceVersion(obj.RV)
 	}
 	return obj, nil
 }
@@ -319,7 +320,7 @@ func rvString(rv int64) string { return strconv.FormatInt(rv, 10) }
 // it returns cur, with dryRun the would-be object, otherwise what
 // commitUpdate stored. errChanged means the object moved meanwhile and the
 // caller should read it again and retry.
-func (s *Server) finishUpdate(ctx context.Context, res *Resource, cur, next *stored, dryRun bool) (*stored, error) {
+func (s *Server) finishUpdate(ctx context.Context, res *Resource, cur, next *storage.Object, dryRun bool) (*storage.Object, error) {
 	switch {
 	case next == nil:
 		return cur, nil

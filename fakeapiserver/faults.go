@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/pmap"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -172,40 +173,40 @@ func (s *Server) StopStaleLists() { s.ServeStaleLists(0) }
 // every older resourceVersion becomes too old (410) for watches, exact
 // lists and continue tokens. It returns the compaction point.
 func (s *Server) CompactNow() int64 {
-	rv := s.store.compact(s.store.resourceVersion())
+	rv := s.store.Compact(s.store.ResourceVersion())
 	s.log.Info("fault", "fault", "compact", "resourceVersion", rv)
 	return rv
 }
 
 // CompactTo compacts the history up to rv.
 func (s *Server) CompactTo(rv int64) int64 {
-	at := s.store.compact(rv)
+	at := s.store.Compact(rv)
 	s.log.Info("fault", "fault", "compact", "resourceVersion", at)
 	return at
 }
 
 // ResourceVersion returns the server's current resourceVersion.
-func (s *Server) ResourceVersion() int64 { return s.store.resourceVersion() }
+func (s *Server) ResourceVersion() int64 { return s.store.ResourceVersion() }
 
 // CutWatches ends every open watch that m matches (Verb is ignored) and
 // returns how many.
 func (s *Server) CutWatches(m Match, mode CutMode) int {
-	reason := stopCut
+	reason := storage.StopCut
 	switch mode {
 	case CutMidFrame:
-		reason = stopCutMidFrame
+		reason = storage.StopCutMidFrame
 	case CutClean:
-		reason = stopResourceGone
+		reason = storage.StopResourceGone
 	}
-	var hit []*watcher
-	s.store.eachWatcher(func(w *watcher) {
-		if (m.Namespace == "" || m.Namespace == w.info.namespace) && m.matchesResource(w.info.group, w.info.resource) {
+	var hit []*storage.Watcher
+	s.store.EachWatcher(func(w *storage.Watcher) {
+		if (m.Namespace == "" || m.Namespace == w.Info.Namespace) && m.matchesResource(w.Info.Group, w.Info.Resource) {
 			hit = append(hit, w)
 		}
 	})
 	for _, w := range hit {
-		s.store.unregister(w)
-		w.stop(reason)
+		s.store.Unregister(w)
+		w.Stop(reason)
 	}
 	s.log.Info("fault", "fault", "cut watches", "count", len(hit), "mode", int(mode))
 	return len(hit)
@@ -217,11 +218,9 @@ func (s *Server) CutWatches(m Match, mode CutMode) int {
 // stream goes on.
 func (s *Server) CorruptNextWatchFrame(m Match) int {
 	n := 0
-	s.store.eachWatcher(func(w *watcher) {
-		if (m.Namespace == "" || m.Namespace == w.info.namespace) && m.matchesResource(w.info.group, w.info.resource) {
-			w.mu.Lock()
-			w.corrupt = true
-			w.mu.Unlock()
+	s.store.EachWatcher(func(w *storage.Watcher) {
+		if (m.Namespace == "" || m.Namespace == w.Info.Namespace) && m.matchesResource(w.Info.Group, w.Info.Resource) {
+			w.MarkCorrupt()
 			n++
 		}
 	})
@@ -234,13 +233,9 @@ func (s *Server) CorruptNextWatchFrame(m Match) int {
 // returns how many.
 func (s *Server) StallWatches(m Match) int {
 	n := 0
-	s.store.eachWatcher(func(w *watcher) {
-		if (m.Namespace == "" || m.Namespace == w.info.namespace) && m.matchesResource(w.info.group, w.info.resource) {
-			w.mu.Lock()
-			if w.stall == nil {
-				w.stall = make(chan struct{})
-			}
-			w.mu.Unlock()
+	s.store.EachWatcher(func(w *storage.Watcher) {
+		if (m.Namespace == "" || m.Namespace == w.Info.Namespace) && m.matchesResource(w.Info.Group, w.Info.Resource) {
+			w.MarkStalled()
 			n++
 		}
 	})
@@ -252,9 +247,9 @@ func (s *Server) StallWatches(m Match) int {
 // connection drops; the data stays. With compact, every older
 // resourceVersion becomes too old, as after a real restart.
 func (s *Server) Restart(compact bool) {
-	s.store.closeAll(stopCut, false)
+	s.store.CloseAll(storage.StopCut, false)
 	if compact {
-		s.store.compact(s.store.resourceVersion())
+		s.store.Compact(s.store.ResourceVersion())
 	}
 	n := s.dropConnections()
 	s.log.Info("fault", "fault", "restart", "connections", n, "compact", compact)
@@ -382,15 +377,15 @@ func (f *faults) takeContinueExpiry(res *Resource) *continueFault {
 
 // staleOrCurrent is the snapshot a resourceVersion=0 list reads: the
 // current one, or a stale one while ServeStaleLists is on.
-func (s *Server) staleOrCurrent(table string) (pmap.Map[*stored], int64) {
+func (s *Server) staleOrCurrent(table string) (pmap.Map[*storage.Object], int64) {
 	s.faults.mu.Lock()
 	stale := s.faults.stale
 	s.faults.mu.Unlock()
-	if stale > 0 && stale <= s.store.resourceVersion() {
-		if snap, err := s.store.at(table, stale); err == nil {
+	if stale > 0 && stale <= s.store.ResourceVersion() {
+		if snap, err := s.store.At(table, stale); err == nil {
 			s.log.Info("fault", "fault", "stale list", "resourceVersion", stale)
 			return snap, stale
 		}
 	}
-	return s.store.current(table)
+	return s.store.Current(table)
 }

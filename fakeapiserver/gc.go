@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -104,14 +105,14 @@ func (g *collector) run(key string, fn func()) {
 }
 
 // remember records obj's owners.
-func (g *collector) remember(table string, obj *stored) {
-	if len(obj.meta.OwnerReferences) == 0 {
+func (g *collector) remember(table string, obj *storage.Object) {
+	if len(obj.Meta.OwnerReferences) == 0 {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	ref := objectRef{table, obj.key}
-	for _, o := range obj.meta.OwnerReferences {
+	ref := objectRef{table, obj.Key}
+	for _, o := range obj.Meta.OwnerReferences {
 		set := g.dependents[o.UID]
 		if set == nil {
 			set = map[objectRef]struct{}{}
@@ -123,16 +124,16 @@ func (g *collector) remember(table string, obj *stored) {
 
 // forget drops the entries of a deleted object, unless an object written
 // since under the same key names the same owner.
-func (g *collector) forget(st *store, table string, obj *stored) {
-	if len(obj.meta.OwnerReferences) == 0 {
+func (g *collector) forget(st *storage.Store, table string, obj *storage.Object) {
+	if len(obj.Meta.OwnerReferences) == 0 {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	cur := st.get(table, obj.key)
-	ref := objectRef{table, obj.key}
-	for _, o := range obj.meta.OwnerReferences {
-		if cur != nil && ownerRefIndex(cur.meta, o.UID) >= 0 {
+	cur := st.Get(table, obj.Key)
+	ref := objectRef{table, obj.Key}
+	for _, o := range obj.Meta.OwnerReferences {
+		if cur != nil && ownerRefIndex(cur.Meta, o.UID) >= 0 {
 			continue
 		}
 		g.dropLocked(o.UID, ref)
@@ -168,7 +169,7 @@ func (g *collector) candidates(uid string) []objectRef {
 // dependent is an object that names an owner, as it is now.
 type dependent struct {
 	res *Resource
-	obj *stored
+	obj *storage.Object
 	ref meta.OwnerReference
 }
 
@@ -177,21 +178,21 @@ type dependent struct {
 func (s *Server) dependentsOf(uid string) []dependent {
 	var out []dependent
 	for _, ref := range s.gc.candidates(uid) {
-		cur := s.store.get(ref.table, ref.key)
+		cur := s.store.Get(ref.table, ref.key)
 		res := s.resourceForTable(ref.table)
 		i := -1
 		if cur != nil {
-			i = ownerRefIndex(cur.meta, uid)
+			i = ownerRefIndex(cur.Meta, uid)
 		}
 		if i < 0 || res == nil {
 			s.gc.mu.Lock()
-			if cur == nil || ownerRefIndex(cur.meta, uid) < 0 {
+			if cur == nil || ownerRefIndex(cur.Meta, uid) < 0 {
 				s.gc.dropLocked(uid, ref)
 			}
 			s.gc.mu.Unlock()
 			continue
 		}
-		out = append(out, dependent{res: res, obj: cur, ref: cur.meta.OwnerReferences[i]})
+		out = append(out, dependent{res: res, obj: cur, ref: cur.Meta.OwnerReferences[i]})
 	}
 	return out
 }
@@ -222,32 +223,32 @@ func ownerRefIndex(m *meta.ObjectMeta, uid string) int {
 }
 
 // collect is the collector's reaction to one committed write.
-func (s *Server) collect(ctx context.Context, res *Resource, typ watch.EventType, prev, obj *stored) {
+func (s *Server) collect(ctx context.Context, res *Resource, typ watch.EventType, prev, obj *storage.Object) {
 	table := res.storageKey()
 	if typ == watch.Deleted {
 		s.gc.forget(s.store, table, obj)
-		for _, d := range s.dependentsOf(obj.meta.UID) {
+		for _, d := range s.dependentsOf(obj.Meta.UID) {
 			s.attemptToDelete(ctx, d.res, d.obj)
 		}
 		s.recheckOwners(ctx, obj)
-		if obj.meta.Namespace != "" {
-			s.namespaceContentChanged(ctx, obj.meta.Namespace)
+		if obj.Meta.Namespace != "" {
+			s.namespaceContentChanged(ctx, obj.Meta.Namespace)
 		}
 		return
 	}
 	s.gc.remember(table, obj)
-	if obj.meta.DeletionTimestamp != nil {
+	if obj.Meta.DeletionTimestamp != nil {
 		switch {
-		case slices.Contains(obj.meta.Finalizers, finalizerOrphan):
+		case slices.Contains(obj.Meta.Finalizers, finalizerOrphan):
 			s.orphanDependents(ctx, res, obj)
-		case slices.Contains(obj.meta.Finalizers, finalizerForeground):
+		case slices.Contains(obj.Meta.Finalizers, finalizerForeground):
 			s.deleteDependents(ctx, res, obj)
 		}
 	}
-	if prev != nil && slices.EqualFunc(prev.meta.OwnerReferences, obj.meta.OwnerReferences, sameOwnerRef) {
+	if prev != nil && slices.EqualFunc(prev.Meta.OwnerReferences, obj.Meta.OwnerReferences, sameOwnerRef) {
 		return
 	}
-	if len(obj.meta.OwnerReferences) > 0 {
+	if len(obj.Meta.OwnerReferences) > 0 {
 		s.attemptToDelete(ctx, res, obj)
 	}
 	if prev != nil {
@@ -272,7 +273,7 @@ const (
 )
 
 // lookupOwner resolves one of dep's owner references.
-func (s *Server) lookupOwner(dep *meta.ObjectMeta, ref meta.OwnerReference) (ownerState, *Resource, *stored) {
+func (s *Server) lookupOwner(dep *meta.ObjectMeta, ref meta.OwnerReference) (ownerState, *Resource, *storage.Object) {
 	res := s.registry.byKind(ref.APIVersion, ref.Kind)
 	if res == nil {
 		return ownerUnknown, nil, nil
@@ -285,11 +286,11 @@ func (s *Server) lookupOwner(dep *meta.ObjectMeta, ref meta.OwnerReference) (own
 		}
 		ns = dep.Namespace
 	}
-	o := s.store.get(res.storageKey(), objectKey(ns, ref.Name))
+	o := s.store.Get(res.storageKey(), storage.ObjectKey(ns, ref.Name))
 	switch {
-	case o == nil || o.meta.UID != ref.UID:
+	case o == nil || o.Meta.UID != ref.UID:
 		return ownerAbsent, res, nil
-	case waitingForDependents(o.meta):
+	case waitingForDependents(o.Meta):
 		return ownerWaiting, res, o
 	}
 	return ownerSolid, res, o
@@ -301,9 +302,9 @@ func waitingForDependents(m *meta.ObjectMeta) bool {
 
 // recheckOwners re-examines the owners of obj that wait for their
 // dependents: obj going (or dropping its reference) may release them.
-func (s *Server) recheckOwners(ctx context.Context, obj *stored) {
-	for _, ref := range obj.meta.OwnerReferences {
-		if st, res, owner := s.lookupOwner(obj.meta, ref); st == ownerWaiting {
+func (s *Server) recheckOwners(ctx context.Context, obj *storage.Object) {
+	for _, ref := range obj.Meta.OwnerReferences {
+		if st, res, owner := s.lookupOwner(obj.Meta, ref); st == ownerWaiting {
 			s.deleteDependents(ctx, res, owner)
 		}
 	}
@@ -312,20 +313,20 @@ func (s *Server) recheckOwners(ctx context.Context, obj *stored) {
 // attemptToDelete deletes a dependent whose owners are all gone or
 // waiting for their dependents, or removes the references to such owners
 // when it has a live one too.
-func (s *Server) attemptToDelete(ctx context.Context, res *Resource, dep *stored) {
-	cur := s.store.get(res.storageKey(), dep.key)
-	if cur == nil || cur.meta.UID != dep.meta.UID {
+func (s *Server) attemptToDelete(ctx context.Context, res *Resource, dep *storage.Object) {
+	cur := s.store.Get(res.storageKey(), dep.Key)
+	if cur == nil || cur.Meta.UID != dep.Meta.UID {
 		return
 	}
-	if cur.meta.DeletionTimestamp != nil {
-		if waitingForDependents(cur.meta) {
+	if cur.Meta.DeletionTimestamp != nil {
+		if waitingForDependents(cur.Meta) {
 			s.deleteDependents(ctx, res, cur)
 		}
 		return
 	}
 	var solid, gone, waiting int
-	for _, ref := range cur.meta.OwnerReferences {
-		switch st, _, _ := s.lookupOwner(cur.meta, ref); st {
+	for _, ref := range cur.Meta.OwnerReferences {
+		switch st, _, _ := s.lookupOwner(cur.Meta, ref); st {
 		case ownerAbsent:
 			gone++
 		case ownerWaiting:
@@ -353,16 +354,16 @@ func (s *Server) attemptToDelete(ctx context.Context, res *Resource, dep *stored
 	}
 	policy := "Background"
 	switch {
-	case waiting > 0 && len(s.dependentsOf(cur.meta.UID)) > 0:
+	case waiting > 0 && len(s.dependentsOf(cur.Meta.UID)) > 0:
 		policy = "Foreground"
-		if s.ownsWaitingObject(cur.meta.UID) {
+		if s.ownsWaitingObject(cur.Meta.UID) {
 			// An ownership cycle: stop blocking the owners so the
 			// cycle can be deleted.
 			s.rewriteMeta(ctx, res, cur, unblockOwners)
 		}
-	case slices.Contains(cur.meta.Finalizers, finalizerOrphan):
+	case slices.Contains(cur.Meta.Finalizers, finalizerOrphan):
 		policy = "Orphan"
-	case slices.Contains(cur.meta.Finalizers, finalizerForeground):
+	case slices.Contains(cur.Meta.Finalizers, finalizerForeground):
 		policy = "Foreground"
 	}
 	s.collectorDelete(ctx, res, cur, policy)
@@ -371,7 +372,7 @@ func (s *Server) attemptToDelete(ctx context.Context, res *Resource, dep *stored
 // ownsWaitingObject reports whether one of uid's dependents is itself
 // waiting for its dependents.
 func (s *Server) ownsWaitingObject(uid string) bool {
-	return slices.ContainsFunc(s.dependentsOf(uid), func(d dependent) bool { return waitingForDependents(d.obj.meta) })
+	return slices.ContainsFunc(s.dependentsOf(uid), func(d dependent) bool { return waitingForDependents(d.obj.Meta) })
 }
 
 func unblockOwners(m *meta.ObjectMeta) bool {
@@ -388,20 +389,20 @@ func unblockOwners(m *meta.ObjectMeta) bool {
 
 // collectorDelete deletes obj through the ordinary delete path with the
 // given propagation policy and obj's uid as a precondition.
-func (s *Server) collectorDelete(ctx context.Context, res *Resource, obj *stored, policy string) {
+func (s *Server) collectorDelete(ctx context.Context, res *Resource, obj *storage.Object, policy string) {
 	opts := deleteOptions{PropagationPolicy: &policy}
-	uid := obj.meta.UID
+	uid := obj.Meta.UID
 	opts.Preconditions = &struct {
 		UID             *string `json:"uid,omitempty"`
 		ResourceVersion *string `json:"resourceVersion,omitempty"`
 	}{UID: &uid}
-	if res.storageKey() == "/pods" && obj.meta.Namespace != "" && s.namespaceTerminating(obj.meta.Namespace) {
+	if res.storageKey() == "/pods" && obj.Meta.Namespace != "" && s.namespaceTerminating(obj.Meta.Namespace) {
 		// No kubelet confirms a graceful pod deletion here.
 		zero := int64(0)
 		opts.GracePeriodSeconds = &zero
 	}
-	if _, _, err := s.delete(ctx, res, obj.meta.Namespace, obj.meta.Name, opts); err != nil && !isGone(err) {
-		s.log.Debug("garbage collector: delete", "resource", res.groupResource(), "key", obj.key, "err", err)
+	if _, _, err := s.delete(ctx, res, obj.Meta.Namespace, obj.Meta.Name, opts); err != nil && !isGone(err) {
+		s.log.Debug("garbage collector: delete", "resource", res.groupResource(), "key", obj.Key, "err", err)
 	}
 }
 
@@ -415,11 +416,11 @@ func isGone(err error) bool {
 // deleteDependents advances the foreground deletion of owner: its
 // dependents are deleted and, once none of them blocks, the
 // foregroundDeletion finalizer is removed.
-func (s *Server) deleteDependents(ctx context.Context, res *Resource, owner *stored) {
-	table, key, uid := res.storageKey(), owner.key, owner.meta.UID
+func (s *Server) deleteDependents(ctx context.Context, res *Resource, owner *storage.Object) {
+	table, key, uid := res.storageKey(), owner.Key, owner.Meta.UID
 	s.gc.run("foreground/"+uid, func() {
-		cur := s.store.get(table, key)
-		if cur == nil || cur.meta.UID != uid || !waitingForDependents(cur.meta) {
+		cur := s.store.Get(table, key)
+		if cur == nil || cur.Meta.UID != uid || !waitingForDependents(cur.Meta) {
 			return
 		}
 		blocking := 0
@@ -442,11 +443,11 @@ func (s *Server) deleteDependents(ctx context.Context, res *Resource, owner *sto
 
 // orphanDependents processes the orphan finalizer: the owner's reference
 // is removed from every dependent, then the finalizer from the owner.
-func (s *Server) orphanDependents(ctx context.Context, res *Resource, owner *stored) {
-	table, key, uid := res.storageKey(), owner.key, owner.meta.UID
+func (s *Server) orphanDependents(ctx context.Context, res *Resource, owner *storage.Object) {
+	table, key, uid := res.storageKey(), owner.Key, owner.Meta.UID
 	s.gc.run("orphan/"+uid, func() {
-		cur := s.store.get(table, key)
-		if cur == nil || cur.meta.UID != uid || !slices.Contains(cur.meta.Finalizers, finalizerOrphan) {
+		cur := s.store.Get(table, key)
+		if cur == nil || cur.Meta.UID != uid || !slices.Contains(cur.Meta.Finalizers, finalizerOrphan) {
 			return
 		}
 		for _, d := range s.dependentsOf(uid) {
@@ -464,7 +465,7 @@ func (s *Server) orphanDependents(ctx context.Context, res *Resource, owner *sto
 
 // rewriteMeta changes the metadata of obj (while it keeps its uid) through
 // the ordinary update commit; change reports whether it changed anything.
-func (s *Server) rewriteMeta(ctx context.Context, res *Resource, obj *stored, change func(m *meta.ObjectMeta) bool) {
+func (s *Server) rewriteMeta(ctx context.Context, res *Resource, obj *storage.Object, change func(m *meta.ObjectMeta) bool) {
 	s.rewrite(ctx, res, obj, false, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
 		return rest, change(m)
 	})
@@ -478,11 +479,11 @@ type rewriteFn func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bo
 // commit, retrying on concurrent writes; withBody parses the members
 // beside metadata for change to edit. An update that removes the last
 // finalizer of an object being deleted deletes it, as for any client.
-func (s *Server) rewrite(ctx context.Context, res *Resource, obj *stored, withBody bool, change rewriteFn) {
-	table, uid := res.storageKey(), obj.meta.UID
+func (s *Server) rewrite(ctx context.Context, res *Resource, obj *storage.Object, withBody bool, change rewriteFn) {
+	table, uid := res.storageKey(), obj.Meta.UID
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.get(table, obj.key)
-		if cur == nil || cur.meta.UID != uid {
+		cur := s.store.Get(table, obj.Key)
+		if cur == nil || cur.Meta.UID != uid {
 			return
 		}
 		next, err := rewritten(res, cur, withBody, change)
@@ -492,11 +493,11 @@ func (s *Server) rewrite(ctx context.Context, res *Resource, obj *stored, withBo
 		if err == nil {
 			_, err = s.commitUpdate(ctx, res, cur, next)
 		}
-		if errors.Is(err, errChanged) {
+		if errors.Is(err, storage.ErrChanged) {
 			continue
 		}
 		if err != nil {
-			s.log.Debug("garbage collector: update", "resource", res.groupResource(), "key", cur.key, "err", err)
+			s.log.Debug("garbage collector: update", "resource", res.groupResource(), "key", cur.Key, "err", err)
 		}
 		return
 	}
@@ -504,13 +505,13 @@ func (s *Server) rewrite(ctx context.Context, res *Resource, obj *stored, withBo
 
 // rewritten builds the next version of cur, or nil when change changes
 // nothing.
-func rewritten(res *Resource, cur *stored, withBody bool, change rewriteFn) (*stored, error) {
-	m := cloneMeta(cur.meta)
+func rewritten(res *Resource, cur *storage.Object, withBody bool, change rewriteFn) (*storage.Object, error) {
+	m := storage.CloneMeta(cur.Meta)
 	if !withBody {
 		if _, ok := change(m, nil); !ok {
 			return nil, nil
 		}
-		return assemble(cur.kind, cur.apiVersion, m, cur.body[cur.metaEnd:len(cur.body)-1], cur.fields)
+		return storage.Assemble(cur.Kind, cur.APIVersion, m, cur.Body[cur.MetaEnd:len(cur.Body)-1], cur.Fields)
 	}
 	rest, err := restOf(cur)
 	if err != nil {
@@ -521,5 +522,5 @@ func rewritten(res *Resource, cur *stored, withBody bool, change rewriteFn) (*st
 		return nil, nil
 	}
 	doc := documentOf(rest)
-	return assemble(cur.kind, cur.apiVersion, m, encodeRest(rest), res.selectableFields(&doc))
+	return storage.Assemble(cur.Kind, cur.APIVersion, m, encodeRest(rest), res.selectableFields(&doc))
 }

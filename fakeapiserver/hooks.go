@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -17,10 +18,10 @@ import (
 type objectHook func(ctx context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error)
 
 // deleteHook may take over a delete; handled says it did.
-type deleteHook func(ctx context.Context, res *Resource, cur *stored, opts deleteOptions) (handled bool, obj *stored, err error)
+type deleteHook func(ctx context.Context, res *Resource, cur *storage.Object, opts deleteOptions) (handled bool, obj *storage.Object, err error)
 
 // afterHook runs after a committed write (prev is nil for a create).
-type afterHook func(ctx context.Context, typ watch.EventType, prev, obj *stored)
+type afterHook func(ctx context.Context, typ watch.EventType, prev, obj *storage.Object)
 
 func (s *Server) installHooks() {
 	s.gc = newCollector()
@@ -42,7 +43,7 @@ func (s *Server) installHooks() {
 
 // afterWrite runs the resource's after-write hook, if any, then the
 // garbage collector and namespace deletion (gc.go, namespaces.go).
-func (s *Server) afterWrite(ctx context.Context, res *Resource, typ watch.EventType, prev, obj *stored) {
+func (s *Server) afterWrite(ctx context.Context, res *Resource, typ watch.EventType, prev, obj *storage.Object) {
 	if h := s.afterHooks[res.storageKey()]; h != nil {
 		h(ctx, typ, prev, obj)
 	}

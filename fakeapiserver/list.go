@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/pmap"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
 // LIST: read a snapshot (current, exact, not-older-than or continued) and
@@ -69,7 +70,7 @@ func decodeContinue(s string) (continueToken, error) {
 
 // listResult is one page.
 type listResult struct {
-	items     []*stored
+	items     []*storage.Object
 	rv        int64
 	cont      string
 	remaining *int64
@@ -133,7 +134,7 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 		o.limit = 0
 	}
 	var (
-		snap   pmap.Map[*stored]
+		snap   pmap.Map[*storage.Object]
 		readRV int64
 		start  string
 		limit  = o.limit
@@ -163,12 +164,12 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 		start = tok.Start
 		issued = tok.Issued
 		if tok.RV == -1 {
-			snap, readRV = s.store.current(table)
+			snap, readRV = s.store.Current(table)
 		} else {
 			expired := s.opts.ContinueTokenTTL > 0 && tok.Issued > 0 && s.clock.Now().Unix()-tok.Issued > int64(s.opts.ContinueTokenTTL.Seconds())
 			if !expired {
-				snap, err = s.store.at(table, tok.RV)
-				expired = errors.Is(err, errCompacted)
+				snap, err = s.store.At(table, tok.RV)
+				expired = errors.Is(err, storage.ErrCompacted)
 			}
 			if expired {
 				return listResult{}, s.expiredContinue(tok, true)
@@ -193,8 +194,8 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 			if err := s.waitForRV(ctx, rv); err != nil {
 				return listResult{}, err
 			}
-			if snap, err = s.store.at(table, rv); err != nil {
-				if errors.Is(err, errCompacted) {
+			if snap, err = s.store.At(table, rv); err != nil {
+				if errors.Is(err, storage.ErrCompacted) {
 					return listResult{}, errExpired(msgListExpired)
 				}
 				return listResult{}, err
@@ -204,7 +205,7 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 			if err := s.waitForRV(ctx, rv); err != nil {
 				return listResult{}, err
 			}
-			snap, readRV = s.store.current(table)
+			snap, readRV = s.store.Current(table)
 		}
 	}
 	return s.page(snap, readRV, namespace, start, limit, issued, o, res), nil
@@ -225,22 +226,22 @@ func (s *Server) expiredContinue(tok continueToken, inconsistent bool) error {
 // future), up to Options.TooLargeResourceVersionWait, then gives up with
 // the real server's 504.
 func (s *Server) waitForRV(ctx context.Context, rv int64) error {
-	if rv <= s.store.resourceVersion() {
+	if rv <= s.store.ResourceVersion() {
 		return nil
 	}
 	t := s.clock.NewTimer(s.opts.TooLargeResourceVersionWait)
 	defer t.Stop()
-	if s.store.waitFor(ctx, rv, t) {
+	if s.store.WaitFor(ctx, rv, t.C()) {
 		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return errTooLargeRV(rv, s.store.resourceVersion())
+	return errTooLargeRV(rv, s.store.ResourceVersion())
 }
 
 // page collects up to limit matching objects after start, in key order.
-func (s *Server) page(snap pmap.Map[*stored], readRV int64, namespace, start string, limit int64, issued int64, o listOptions, res *Resource) listResult {
+func (s *Server) page(snap pmap.Map[*storage.Object], readRV int64, namespace, start string, limit int64, issued int64, o listOptions, res *Resource) listResult {
 	lo, hi := "", ""
 	if namespace != "" && res.Namespaced {
 		lo, hi = namespace+"/", namespace+"0" // '0' follows '/'
@@ -252,7 +253,7 @@ func (s *Server) page(snap pmap.Map[*stored], readRV int64, namespace, start str
 	out := listResult{rv: readRV}
 	var last string
 	more := false
-	snap.Ascend(from, func(key string, obj *stored) bool {
+	snap.Ascend(from, func(key string, obj *storage.Object) bool {
 		if hi != "" && key >= hi {
 			return false
 		}
@@ -313,9 +314,9 @@ func listItemsSize(page listResult, format outputFormat) int {
 	n := 0
 	for _, obj := range page.items {
 		if format == formatPartial {
-			n += obj.metaEnd + 80
+			n += obj.MetaEnd + 80
 		} else {
-			n += len(obj.body) + 64
+			n += len(obj.Body) + 64
 		}
 	}
 	return n
@@ -368,14 +369,14 @@ func (s *Server) encodeListTo(out listOut, res *Resource, version string, format
 		}
 		switch {
 		case format == formatPartial:
-			buf = obj.appendPartial(buf[:0])
+			buf = obj.AppendPartial(buf[:0])
 			_, _ = out.Write(buf)
 		case res.Custom:
-			buf = obj.appendObject(buf[:0], apiVersion)
+			buf = obj.AppendObject(buf[:0], apiVersion)
 			_, _ = out.Write(buf)
 		default:
 			_ = out.WriteByte('{')
-			_, _ = out.Write(obj.body)
+			_, _ = out.Write(obj.Body)
 		}
 	}
 	_, _ = out.WriteString("]}")

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/selector"
 )
 
@@ -167,14 +168,14 @@ func parseRV(rv string) (int64, error) {
 }
 
 // matches reports whether an object passes the namespace and selectors.
-func (o listOptions) matches(obj *stored, namespace string) bool {
-	if namespace != "" && obj.meta.Namespace != namespace {
+func (o listOptions) matches(obj *storage.Object, namespace string) bool {
+	if namespace != "" && obj.Meta.Namespace != namespace {
 		return false
 	}
-	if !o.labels.Empty() && !o.labels.Matches(obj.meta.Labels) {
+	if !o.labels.Empty() && !o.labels.Matches(obj.Meta.Labels) {
 		return false
 	}
-	return o.fields.Empty() || o.fields.Matches(obj.field)
+	return o.fields.Empty() || o.fields.Matches(obj.Field)
 }
 
 // filtered reports whether selectors are in use (remainingItemCount is then

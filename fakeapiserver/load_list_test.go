@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/watch"
 )
 
@@ -264,9 +265,9 @@ func commitOneAsIs(ctx context.Context, s *Server, res, nsRes *Resource, item []
 	seenMu.Unlock()
 	m := in.meta
 	restJSON := encodeRest(in.rest)
-	_, err = s.store.commit(res.storageKey(), objectKey(ns, m.Name), watch.Added, nil, func(rv int64) (*stored, error) {
+	_, err = s.store.Commit(res.storageKey(), storage.ObjectKey(ns, m.Name), watch.Added, nil, func(rv int64) (*storage.Object, error) {
 		m.ResourceVersion = strconv.FormatInt(rv, 10)
-		return assemble("Pod", "v1", m, restJSON, nil)
+		return storage.Assemble("Pod", "v1", m, restJSON, nil)
 	})
 	return err
 }

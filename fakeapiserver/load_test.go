@@ -96,10 +96,10 @@ func TestLoad(t *testing.T) {
 	for i := range updates {
 		idx := (i*5 + 1) % objects // shards 1 and 6 in turn
 		name := fmt.Sprintf("cm-%06d", idx)
-		cur := s.store.get("/configmaps", "default/"+name)
+		cur := s.store.Get("/configmaps", "default/"+name)
 		in, err := s.decodeObject(res, "v1", []byte(fmt.Sprintf(`{"metadata":{"name":%q,"labels":{"shard":"%d"}},"data":{"key":"updated-%d"}}`, name, idx%10, i)), "")
 		require.NoError(t, err)
-		in.meta.ResourceVersion = cur.meta.ResourceVersion
+		in.meta.ResourceVersion = cur.Meta.ResourceVersion
 		_, _, err = s.update(ctx, res, "default", "", in, writeOptions{manager: "load"})
 		require.NoError(t, err)
 	}

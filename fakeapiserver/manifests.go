@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -163,9 +164,9 @@ func (s *Server) loadObject(ctx context.Context, data []byte, manager string) er
 		in.meta.Namespace = ns
 		in.meta.ResourceVersion = ""
 		saved := res.RequireResourceVersion
-		cur := s.store.get(res.storageKey(), objectKey(ns, in.meta.Name))
+		cur := s.store.Get(res.storageKey(), storage.ObjectKey(ns, in.meta.Name))
 		if cur != nil && (saved || res.Custom) {
-			in.meta.ResourceVersion = cur.meta.ResourceVersion
+			in.meta.ResourceVersion = cur.Meta.ResourceVersion
 		}
 		_, _, err = s.update(ctx, res, ns, "", in, wo)
 	}

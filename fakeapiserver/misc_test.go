@@ -70,7 +70,7 @@ func TestCompactionByAge(t *testing.T) {
 	assert.Equal(t, http.StatusOK, r.code, "a's revision is younger than one interval")
 	clock.Step(time.Minute) // second tick: compacts to a's revision at the first tick
 	require.NoError(t, clock.WaitForTimers(testContext(t), 1))
-	assert.GreaterOrEqual(t, s.store.compactedRV(), s.ResourceVersion()-1)
+	assert.GreaterOrEqual(t, s.store.CompactedRV(), s.ResourceVersion()-1)
 	prev := fmt.Sprint(s.ResourceVersion() - 2)
 	r = c.get(cmPath + "?resourceVersionMatch=Exact&resourceVersion=" + prev)
 	assert.Equal(t, http.StatusGone, r.code)

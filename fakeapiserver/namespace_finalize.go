@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -33,12 +34,12 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 		}
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.get(res.storageKey(), info.name)
+		cur := s.store.Get(res.storageKey(), info.name)
 		if cur == nil {
 			writeStatus(w, r, errNotFound(res, info.name))
 			return
 		}
-		if rv := in.meta.ResourceVersion; rv != "" && rv != cur.meta.ResourceVersion {
+		if rv := in.meta.ResourceVersion; rv != "" && rv != cur.Meta.ResourceVersion {
 			writeStatus(w, r, errConflict(res, info.name, msgModified))
 			return
 		}
@@ -50,14 +51,14 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 			spec.Set("finalizers", finalizers)
 			return replaceMember(rest, "spec", &spec), true
 		})
-		if err == nil && sameContent(cur, next) {
+		if err == nil && storage.SameContent(cur, next) {
 			next = nil
 		}
-		var obj *stored
+		var obj *storage.Object
 		if err == nil {
 			obj, err = s.finishUpdate(r.Context(), res, cur, next, wo.dryRun)
 		}
-		if errors.Is(err, errChanged) {
+		if errors.Is(err, storage.ErrChanged) {
 			continue
 		}
 		if err != nil {

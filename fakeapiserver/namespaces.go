@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -57,15 +58,15 @@ func namespaceSpecDefault(rest []jsonv.Member) []jsonv.Member {
 	return replaceMember(rest, "spec", &spec)
 }
 
-func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *stored, _ deleteOptions) (bool, *stored, error) {
-	name := cur.meta.Name
+func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *storage.Object, _ deleteOptions) (bool, *storage.Object, error) {
+	name := cur.Meta.Name
 	if protectedNamespaces[name] {
 		st := newStatus(403, meta.ReasonForbidden, fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", name))
 		st.Details = &meta.StatusDetails{Name: name, Kind: "namespaces"}
 		return true, nil, st
 	}
 	terminating := cur
-	if cur.meta.DeletionTimestamp == nil {
+	if cur.Meta.DeletionTimestamp == nil {
 		next, err := rewritten(res, cur, true, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
 			t := meta.NewTime(s.clock.Now())
 			m.DeletionTimestamp = &t
@@ -76,10 +77,10 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *st
 		if err != nil {
 			return true, nil, err
 		}
-		terminating, err = s.store.commit(res.storageKey(), cur.key, watch.Modified, cur, func(rv int64) (*stored, error) {
-			return next.withResourceVersion(rv)
+		terminating, err = s.store.Commit(res.storageKey(), cur.Key, watch.Modified, cur, func(rv int64) (*storage.Object, error) {
+			return next.WithResourceVersion(rv)
 		})
-		if errors.Is(err, errChanged) {
+		if errors.Is(err, storage.ErrChanged) {
 			return true, nil, errConflict(res, name, msgModified)
 		}
 		if err != nil {
@@ -88,7 +89,7 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *st
 		s.afterWrite(ctx, res, watch.Modified, cur, terminating)
 	}
 	s.syncNamespace(ctx, name)
-	if now := s.store.get(res.storageKey(), cur.key); now != nil && now.meta.UID == cur.meta.UID {
+	if now := s.store.Get(res.storageKey(), cur.Key); now != nil && now.Meta.UID == cur.Meta.UID {
 		return true, now, nil
 	}
 	return true, terminating, nil
@@ -96,8 +97,8 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *st
 
 // namespaceTerminating reports whether namespace ns is being deleted.
 func (s *Server) namespaceTerminating(ns string) bool {
-	o := s.store.get("/namespaces", ns)
-	return o != nil && o.meta.DeletionTimestamp != nil
+	o := s.store.Get("/namespaces", ns)
+	return o != nil && o.Meta.DeletionTimestamp != nil
 }
 
 // namespaceContentChanged lets a terminating namespace progress after an
@@ -115,14 +116,14 @@ func (s *Server) syncNamespace(ctx context.Context, ns string) {
 
 func (s *Server) syncNamespaceOnce(ctx context.Context, name string) {
 	nsRes := s.registry.lookup("", "v1", "namespaces")
-	nsObj := s.store.get("/namespaces", name)
-	if nsRes == nil || nsObj == nil || nsObj.meta.DeletionTimestamp == nil {
+	nsObj := s.store.Get("/namespaces", name)
+	if nsRes == nil || nsObj == nil || nsObj.Meta.DeletionTimestamp == nil {
 		return
 	}
 	resources := s.namespacedResources()
 	for _, res := range resources {
 		for _, obj := range s.objectsIn(res, name) {
-			if obj.meta.DeletionTimestamp == nil {
+			if obj.Meta.DeletionTimestamp == nil {
 				s.collectorDelete(ctx, res, obj, "Background")
 			}
 		}
@@ -132,7 +133,7 @@ func (s *Server) syncNamespaceOnce(ctx context.Context, name string) {
 	for _, res := range resources {
 		for _, obj := range s.objectsIn(res, name) {
 			remaining[res.Name+"."+res.Group]++
-			for _, f := range obj.meta.Finalizers {
+			for _, f := range obj.Meta.Finalizers {
 				finalizers[f]++
 			}
 		}
@@ -165,11 +166,11 @@ func (s *Server) namespacedResources() []*Resource {
 }
 
 // objectsIn returns the objects of res in namespace ns now.
-func (s *Server) objectsIn(res *Resource, ns string) []*stored {
-	snap, _ := s.store.current(res.storageKey())
-	var out []*stored
-	snap.Ascend(ns+"/", func(_ string, obj *stored) bool {
-		if obj.meta.Namespace != ns {
+func (s *Server) objectsIn(res *Resource, ns string) []*storage.Object {
+	snap, _ := s.store.Current(res.storageKey())
+	var out []*storage.Object
+	snap.Ascend(ns+"/", func(_ string, obj *storage.Object) bool {
+		if obj.Meta.Namespace != ns {
 			return false
 		}
 		out = append(out, obj)
@@ -262,11 +263,11 @@ func removeSpecFinalizer(rest []jsonv.Member, f string) ([]jsonv.Member, bool) {
 // specFinalizersRemain reports whether obj is a namespace whose
 // spec.finalizers still hold it: an update that leaves metadata.finalizers
 // empty does not delete such a namespace.
-func specFinalizersRemain(res *Resource, obj *stored) bool {
+func specFinalizersRemain(res *Resource, obj *storage.Object) bool {
 	if res.storageKey() != "/namespaces" {
 		return false
 	}
-	doc, err := obj.document()
+	doc, err := obj.Document()
 	if err != nil {
 		return false
 	}

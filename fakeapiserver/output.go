@@ -8,16 +8,29 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
 
+// eventEncoding is a watch event's object encoding: a format and the
+// apiVersion the watch asked for.
+type eventEncoding struct {
+	format     outputFormat
+	apiVersion string
+}
+
+// Encode encodes o as a watch event's object.
+func (e eventEncoding) Encode(o *storage.Object) []byte {
+	return encodeObject(o, e.format, e.apiVersion)
+}
+
 // encodeObject encodes one stored object in a format; apiVersion selects
 // the served version ("" keeps the stored one).
-func encodeObject(o *stored, format outputFormat, apiVersion string) []byte {
+func encodeObject(o *storage.Object, format outputFormat, apiVersion string) []byte {
 	if format == formatPartial {
-		return o.appendPartial(nil)
+		return o.AppendPartial(nil)
 	}
-	return o.appendObject(nil, apiVersion)
+	return o.AppendObject(nil, apiVersion)
 }
 
 // writeBody sends a compact JSON document as the negotiated format, with

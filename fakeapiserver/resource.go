@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
 // serveResource dispatches a request on a resource URL by verb.
@@ -107,13 +108,13 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestI
 			return
 		}
 	}
-	obj := s.store.get(res.storageKey(), objectKey(nsFor(res, info), info.name))
+	obj := s.store.Get(res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name))
 	if obj == nil {
 		writeStatus(w, r, errNotFound(res, info.name))
 		return
 	}
 	if n.format == formatTable {
-		body, err := s.newTableRenderer(res, info.version, n).render([]*stored{obj}, rvMeta(strconv.FormatInt(obj.rv, 10)), s.clock.Now(), false)
+		body, err := s.newTableRenderer(res, info.version, n).render([]*storage.Object{obj}, rvMeta(strconv.FormatInt(obj.RV, 10)), s.clock.Now(), false)
 		if err != nil {
 			writeError(w, r, err)
 			return
@@ -134,8 +135,8 @@ func nsFor(res *Resource, info requestInfo) string {
 
 // restOf returns an object's top-level members other than kind,
 // apiVersion and metadata.
-func restOf(o *stored) ([]jsonv.Member, error) {
-	doc, err := o.document()
+func restOf(o *storage.Object) ([]jsonv.Member, error) {
+	doc, err := o.Document()
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/selector"
@@ -52,7 +53,7 @@ func (s *Server) scaleFor(res *Resource) *scaleSpec {
 	if !res.Custom {
 		return &scaleSpec{specReplicas: []string{"spec", "replicas"}, statusReplicas: []string{"status", "replicas"}, defaultReplicas: 1}
 	}
-	crd := s.store.get("apiextensions.k8s.io/customresourcedefinitions", res.Name+"."+res.Group)
+	crd := s.store.Get("apiextensions.k8s.io/customresourcedefinitions", res.Name+"."+res.Group)
 	if crd == nil {
 		return nil
 	}
@@ -119,10 +120,10 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info request
 		writeError(w, r, err)
 		return
 	}
-	var obj *stored
+	var obj *storage.Object
 	switch info.verb {
 	case "get":
-		obj = s.store.get(res.storageKey(), objectKey(nsFor(res, info), info.name))
+		obj = s.store.Get(res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name))
 		if obj == nil {
 			err = errNotFound(res, info.name)
 		}
@@ -190,14 +191,14 @@ type scaleObject struct {
 }
 
 // scaleOf renders the Scale of a parent object.
-func scaleOf(obj *stored, sc *scaleSpec) ([]byte, error) {
-	doc, err := obj.document()
+func scaleOf(obj *storage.Object, sc *scaleSpec) ([]byte, error) {
+	doc, err := obj.Document()
 	if err != nil {
 		return nil, err
 	}
 	var out scaleObject
 	out.Kind, out.APIVersion = "Scale", scaleGroupVersion
-	m := obj.meta
+	m := obj.Meta
 	out.Metadata = meta.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp}
 	replicas, ok := intAt(doc, sc.specReplicas)
 	if !ok {
@@ -280,7 +281,7 @@ func selectorOf(sel *jsonv.Value) string {
 }
 
 // scaleUpdate serves PUT of a Scale.
-func (s *Server) scaleUpdate(r *http.Request, info requestInfo, res *Resource, sc *scaleSpec) (*stored, error) {
+func (s *Server) scaleUpdate(r *http.Request, info requestInfo, res *Resource, sc *scaleSpec) (*storage.Object, error) {
 	_, data, wo, err := s.readWrite(r)
 	if err != nil {
 		return nil, err
@@ -294,7 +295,7 @@ func (s *Server) scaleUpdate(r *http.Request, info requestInfo, res *Resource, s
 
 // scalePatch serves PATCH of a Scale: the patch applies to the current
 // Scale, the result is written as by PUT.
-func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc *scaleSpec) (*stored, error) {
+func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc *scaleSpec) (*storage.Object, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var apply func(target, p []byte) (jsonv.Value, error)
 	switch mt {
@@ -316,7 +317,7 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc
 		return nil, err
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.get(res.storageKey(), objectKey(nsFor(res, info), info.name))
+		cur := s.store.Get(res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name))
 		if cur == nil {
 			return nil, errNotFound(res, info.name)
 		}
@@ -332,14 +333,14 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc
 		if err != nil {
 			return nil, err
 		}
-		if in.Metadata.ResourceVersion == cur.meta.ResourceVersion {
+		if in.Metadata.ResourceVersion == cur.Meta.ResourceVersion {
 			// The patch left the Scale's own resourceVersion: no
 			// precondition, but retry if the parent moved meanwhile.
 			in.Metadata.ResourceVersion = ""
 			in.expect = cur
 		}
 		obj, err := s.scaleTo(r.Context(), res, info, sc, in, wo)
-		if errors.Is(err, errChanged) {
+		if errors.Is(err, storage.ErrChanged) {
 			continue
 		}
 		return obj, err
@@ -352,7 +353,7 @@ type scaleWrite struct {
 	scaleObject
 	// expect, when set, is the parent version the Scale was computed
 	// from (a patch): a concurrent change is errChanged, for a retry.
-	expect *stored
+	expect *storage.Object
 }
 
 // decodeScale reads a Scale body for the object named name.
@@ -386,25 +387,25 @@ func decodeScale(data []byte, name string) (*scaleWrite, error) {
 }
 
 // scaleTo sets the parent's replica count from a Scale.
-func (s *Server) scaleTo(ctx context.Context, res *Resource, info requestInfo, sc *scaleSpec, in *scaleWrite, wo writeOptions) (*stored, error) {
-	table, key := res.storageKey(), objectKey(nsFor(res, info), info.name)
+func (s *Server) scaleTo(ctx context.Context, res *Resource, info requestInfo, sc *scaleSpec, in *scaleWrite, wo writeOptions) (*storage.Object, error) {
+	table, key := res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name)
 	replicas := int64(0)
 	if in.Spec.Replicas != nil {
 		replicas = *in.Spec.Replicas
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.get(table, key)
+		cur := s.store.Get(table, key)
 		if cur == nil {
 			return nil, errNotFound(res, info.name)
 		}
 		if in.expect != nil && cur != in.expect {
-			return nil, errChanged
+			return nil, storage.ErrChanged
 		}
-		if rv := in.Metadata.ResourceVersion; rv != "" && rv != cur.meta.ResourceVersion {
+		if rv := in.Metadata.ResourceVersion; rv != "" && rv != cur.Meta.ResourceVersion {
 			return nil, errConflict(res, info.name, msgModified)
 		}
-		if in.Metadata.UID != "" && in.Metadata.UID != cur.meta.UID {
-			return nil, errConflict(res, info.name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.meta.UID))
+		if in.Metadata.UID != "" && in.Metadata.UID != cur.Meta.UID {
+			return nil, errConflict(res, info.name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.Meta.UID))
 		}
 		rest, err := restOf(cur)
 		if err != nil {
@@ -412,17 +413,17 @@ func (s *Server) scaleTo(ctx context.Context, res *Resource, info requestInfo, s
 		}
 		rest = setPath(rest, sc.specReplicas, jsonv.Value{Kind: jsonv.Number, Str: strconv.FormatInt(replicas, 10)})
 		apiVersion := gv(res.Group, info.version)
-		next, err := s.prepareUpdate(ctx, res, cur, cloneMeta(cur.meta), rest, "scale", wo.manager, apiVersion)
+		next, err := s.prepareUpdate(ctx, res, cur, storage.CloneMeta(cur.Meta), rest, "scale", wo.manager, apiVersion)
 		if err != nil {
 			return nil, err
 		}
 		obj, err := s.finishUpdate(ctx, res, cur, next, wo.dryRun)
 		switch {
-		case errors.Is(err, errChanged) && in.expect != nil:
-			return nil, errChanged
-		case errors.Is(err, errChanged) && in.Metadata.ResourceVersion != "":
+		case errors.Is(err, storage.ErrChanged) && in.expect != nil:
+			return nil, storage.ErrChanged
+		case errors.Is(err, storage.ErrChanged) && in.Metadata.ResourceVersion != "":
 			return nil, errConflict(res, info.name, msgModified)
-		case errors.Is(err, errChanged):
+		case errors.Is(err, storage.ErrChanged):
 			continue
 		}
 		return obj, err

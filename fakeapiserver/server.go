@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
 // Server is an in-memory Kubernetes API server. It is an http.Handler, so
@@ -23,7 +25,7 @@ type Server struct {
 	opts     Options
 	clock    Clock
 	registry *registry
-	store    *store
+	store    *storage.Store
 	faults   *faults
 	log      *slog.Logger
 
@@ -86,7 +88,7 @@ func New(opts Options) *Server {
 		opts:     opts,
 		clock:    opts.Clock,
 		registry: newRegistry(),
-		store:    newStore(opts.Clock, opts.HistoryLimit),
+		store:    storage.New(opts.Clock.Now, opts.HistoryLimit),
 		log:      opts.Logger,
 		conns:    map[net.Conn]struct{}{},
 		stop:     cancel,
@@ -145,7 +147,7 @@ func (s *Server) Start() error {
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
 	if s.closing {
-		return errServerClosing
+		return storage.ErrServerClosing
 	}
 	if s.listener != nil {
 		return errors.New("fakeapiserver: already started")
@@ -209,7 +211,7 @@ func (s *Server) Close() {
 	hs := s.http
 	s.lifeMu.Unlock()
 
-	s.store.closeAll(stopServerClosing, true)
+	s.store.CloseAll(storage.StopServerClosing, true)
 	s.faults.releaseAll()
 	s.stop()
 	if hs != nil {
@@ -251,7 +253,7 @@ func (s *Server) dropConnections() int {
 // resourceVersion seen at the previous tick.
 func (s *Server) compactLoop(ctx context.Context) {
 	defer s.background.Done()
-	prev := s.store.resourceVersion()
+	prev := s.store.ResourceVersion()
 	for {
 		t := s.clock.NewTimer(s.opts.CompactionInterval)
 		select {
@@ -260,8 +262,8 @@ func (s *Server) compactLoop(ctx context.Context) {
 			return
 		case <-t.C():
 		}
-		cur := s.store.resourceVersion()
-		if at := s.store.compact(prev); at > 0 {
+		cur := s.store.ResourceVersion()
+		if at := s.store.Compact(prev); at > 0 {
 			s.log.Debug("compacted", "resourceVersion", at)
 		}
 		prev = cur

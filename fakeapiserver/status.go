@@ -13,11 +13,6 @@ import (
 // messages, reasons and details. Handlers return *meta.Status as an error;
 // writeError sends it.
 
-var errServerClosing = errors.New("server closing")
-
-// errResourceGone: the resource was removed while the request was served.
-var errResourceGone = errors.New("resource removed")
-
 func newStatus(code int32, reason meta.StatusReason, msg string) *meta.Status {
 	return meta.NewStatus(code, reason, msg)
 }

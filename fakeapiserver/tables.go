@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 )
 
@@ -45,12 +46,12 @@ func (s *Server) newTableRenderer(res *Resource, version string, n negotiation) 
 
 // render returns a Table of objs with listMeta (raw JSON) as its
 // metadata, ages counted from now.
-func (t *tableRenderer) render(objs []*stored, listMeta []byte, now time.Time, noColumns bool) ([]byte, error) {
+func (t *tableRenderer) render(objs []*storage.Object, listMeta []byte, now time.Time, noColumns bool) ([]byte, error) {
 	values := make([]jsonv.Value, 0, len(objs))
 	for _, o := range objs {
-		doc, err := jsonv.Parse(o.appendObject(nil, t.apiVersion))
+		doc, err := jsonv.Parse(o.AppendObject(nil, t.apiVersion))
 		if err != nil {
-			return nil, fmt.Errorf("table of %s: %w", o.key, err)
+			return nil, fmt.Errorf("table of %s: %w", o.Key, err)
 		}
 		values = append(values, doc.Value)
 	}

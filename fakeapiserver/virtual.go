@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -51,7 +52,7 @@ func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, inf
 		in.meta.Namespace = info.namespace
 	}
 	in.meta.CreationTimestamp = meta.Time{}
-	obj, err := assemble(in.kind, in.apiVersion, in.meta, encodeRest(rest), nil)
+	obj, err := storage.Assemble(in.kind, in.apiVersion, in.meta, encodeRest(rest), nil)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -122,11 +123,11 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *incoming) error {
 		return errInvalid("", "Binding", in.meta.Name, []fieldError{required("target.name", "")})
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.get(pods.storageKey(), objectKey(ns, in.meta.Name))
+		cur := s.store.Get(pods.storageKey(), storage.ObjectKey(ns, in.meta.Name))
 		if cur == nil {
 			return errNotFound(pods, in.meta.Name)
 		}
-		if v, _ := cur.field("spec.nodeName"); v != "" {
+		if v, _ := cur.Field("spec.nodeName"); v != "" {
 			return errConflict(pods, in.meta.Name, fmt.Sprintf("pod %s is already assigned to node %q", in.meta.Name, v))
 		}
 		rest, err := restOf(cur)
@@ -139,11 +140,11 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *incoming) error {
 		}
 		spec.Set("nodeName", jsonv.NewString(node))
 		rest = replaceMember(rest, "spec", &spec)
-		next, err := s.prepareUpdate(ctx, pods, cur, cur.meta, rest, "", "kube-scheduler", cur.apiVersion)
+		next, err := s.prepareUpdate(ctx, pods, cur, cur.Meta, rest, "", "kube-scheduler", cur.APIVersion)
 		if err != nil || next == nil {
 			return err
 		}
-		if _, err := s.commitUpdate(ctx, pods, cur, next); !errors.Is(err, errChanged) {
+		if _, err := s.commitUpdate(ctx, pods, cur, next); !errors.Is(err, storage.ErrChanged) {
 			return err
 		}
 	}

@@ -3,6 +3,8 @@ package fakeapiserver
 import (
 	"context"
 	"fmt"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
 // WaitForWatchers blocks until at least n watches on resource are open
@@ -12,8 +14,8 @@ import (
 func (s *Server) WaitForWatchers(ctx context.Context, resource string, n int) error {
 	m := Match{Resource: resource}
 	for {
-		have, changed := s.store.countWatchers(func(w *watcher) bool {
-			return m.matchesResource(w.info.group, w.info.resource)
+		have, changed := s.store.CountWatchers(func(w *storage.Watcher) bool {
+			return m.matchesResource(w.Info.Group, w.Info.Resource)
 		})
 		if have >= n {
 			return nil
@@ -29,8 +31,8 @@ func (s *Server) WaitForWatchers(ctx context.Context, resource string, n int) er
 // Watchers returns how many watches on resource are open.
 func (s *Server) Watchers(resource string) int {
 	m := Match{Resource: resource}
-	n, _ := s.store.countWatchers(func(w *watcher) bool {
-		return m.matchesResource(w.info.group, w.info.resource)
+	n, _ := s.store.CountWatchers(func(w *storage.Watcher) bool {
+		return m.matchesResource(w.Info.Group, w.Info.Resource)
 	})
 	return n
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -74,7 +75,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 	}
 	wr.client = watchClient(r)
 	if max := s.opts.MaxWatchersPerUser; max > 0 {
-		if n, _ := s.store.countWatchers(func(w *watcher) bool { return w.info.client == wr.client }); n >= max {
+		if n, _ := s.store.CountWatchers(func(w *storage.Watcher) bool { return w.Info.Client == wr.client }); n >= max {
 			w.Header().Set("Retry-After", "1")
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusTooManyRequests)
@@ -138,9 +139,9 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	// bookmark that ends a streaming list.
 	legacyInitial := o.sendInitialEvents == nil && rv == 0
 	initial = initial || legacyInitial
-	start := watchStart{initial: initial, from: rv}
+	start := storage.WatchStart{Initial: initial, From: rv}
 	if o.sendInitialEvents != nil && !initial && rv == 0 {
-		start.from = s.store.resourceVersion()
+		start.From = s.store.ResourceVersion()
 	}
 	if initial && rv > 0 {
 		if err := s.waitForRV(ctx, rv); err != nil {
@@ -148,27 +149,27 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 			return
 		}
 	}
-	info := watchInfo{group: wr.res.Group, resource: wr.res.Name, namespace: wr.namespace, client: wr.client}
-	reg, err := s.store.register(table, start, s.opts.WatchQueueLength, info)
+	info := storage.WatchInfo{Group: wr.res.Group, Resource: wr.res.Name, Namespace: wr.namespace, Client: wr.client}
+	reg, err := s.store.Register(table, start, s.opts.WatchQueueLength, info)
 	switch {
-	case errors.Is(err, errCompacted):
-		msg := fmt.Sprintf("too old resource version: %d (%d)", rv, s.store.compactedRV())
+	case errors.Is(err, storage.ErrCompacted):
+		msg := fmt.Sprintf("too old resource version: %d (%d)", rv, s.store.CompactedRV())
 		if wr.res.NoWatchCache {
 			msg = "The resourceVersion for the provided watch is too old."
 		}
 		s.sendError(sink, errExpired(msg))
 		return
-	case errors.Is(err, errResourceGone):
+	case errors.Is(err, storage.ErrResourceGone):
 		sink.end()
 		return
 	case err != nil:
 		sink.cut()
 		return
 	}
-	defer s.store.unregister(reg.w)
-	reg.w.setAbort(sink.abort)
+	defer s.store.Unregister(reg.Watcher)
+	reg.Watcher.SetAbort(sink.abort)
 
-	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.w, lastRV: reg.snapRV, minRV: reg.snapRV, apiVer: gv(wr.res.Group, wr.version)}
+	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.Watcher, lastRV: reg.SnapshotRV, minRV: reg.SnapshotRV, apiVer: gv(wr.res.Group, wr.version)}
 	deadline := s.clock.NewTimer(wr.timeout)
 	defer deadline.Stop()
 	var bookmarkTimer Timer
@@ -189,7 +190,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 			return
 		}
 	}
-	for _, c := range reg.backlog {
+	for _, c := range reg.Backlog {
 		if err := st.send(c); err != nil {
 			return
 		}
@@ -197,7 +198,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	var pacer flushPacer
 	defer pacer.stop()
 	for {
-		if len(reg.w.queue) == 0 {
+		if len(reg.Watcher.Queue) == 0 {
 			if st.bookmarkDue {
 				if err := st.bookmark(); err != nil {
 					return
@@ -211,8 +212,8 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 				}
 			}
 		}
-		stall := reg.w.stallChan()
-		queue := reg.w.queue
+		stall := reg.Watcher.StallChan()
+		queue := reg.Watcher.Queue
 		if stall != nil {
 			queue = nil
 		}
@@ -231,11 +232,11 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 			if err := st.flushPaced(&pacer, time.Now()); err != nil {
 				return
 			}
-		case <-reg.w.done:
-			if reg.w.stopReason() == stopResourceGone {
+		case <-reg.Watcher.Done:
+			if reg.Watcher.Reason() == storage.StopResourceGone {
 				// The last changes (the deletions) are still queued.
-				for len(reg.w.queue) > 0 {
-					if err := st.send(<-reg.w.queue); err != nil {
+				for len(reg.Watcher.Queue) > 0 {
+					if err := st.send(<-reg.Watcher.Queue); err != nil {
 						return
 					}
 				}
@@ -274,7 +275,7 @@ type watchStream struct {
 	s    *Server
 	wr   watchRequest
 	sink eventSink
-	w    *watcher
+	w    *storage.Watcher
 	// apiVer is the served apiVersion of the watched resource.
 	apiVer string
 	// lastRV is the newest resourceVersion the client has been told of;
@@ -295,8 +296,8 @@ type watchStream struct {
 }
 
 // tableEvent renders obj as a watch event's one-row Table.
-func (st *watchStream) tableEvent(obj *stored) ([]byte, error) {
-	data, err := st.wr.table.render([]*stored{obj}, rvMeta(strconv.FormatInt(obj.rv, 10)), st.s.clock.Now(), st.tableColumnsSent)
+func (st *watchStream) tableEvent(obj *storage.Object) ([]byte, error) {
+	data, err := st.wr.table.render([]*storage.Object{obj}, rvMeta(strconv.FormatInt(obj.RV, 10)), st.s.clock.Now(), st.tableColumnsSent)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +316,7 @@ func (st *watchStream) write(typ watch.EventType, data []byte) error {
 		// it by moving the deadline into the past, and what is still
 		// queued (a removed resource's deletions) must go out.
 		timeout := st.s.opts.WatchWriteTimeout
-		if now := time.Now(); st.deadline.Sub(now) < timeout/2 || st.w.isStopped() {
+		if now := time.Now(); st.deadline.Sub(now) < timeout/2 || st.w.IsStopped() {
 			st.deadline = now.Add(timeout)
 			st.sink.setWriteDeadline(st.deadline)
 		}
@@ -343,14 +344,14 @@ func (st *watchStream) flushPaced(p *flushPacer, now time.Time) error {
 
 // sendInitial writes ADDED for every matching object of the snapshot in
 // key order, then the initial-events-end bookmark when bookmarks are on.
-func (st *watchStream) sendInitial(reg watchRegistration) error {
+func (st *watchStream) sendInitial(reg storage.Registration) error {
 	o := st.wr.opts
 	lo, hi := "", ""
 	if st.wr.namespace != "" && st.wr.res.Namespaced {
 		lo, hi = st.wr.namespace+"/", st.wr.namespace+"0"
 	}
 	var err error
-	reg.snapshot.Ascend(lo, func(key string, obj *stored) bool {
+	reg.Snapshot.Ascend(lo, func(key string, obj *storage.Object) bool {
 		if hi != "" && key >= hi {
 			return false
 		}
@@ -370,7 +371,7 @@ func (st *watchStream) sendInitial(reg watchRegistration) error {
 		return err
 	}
 	if o.allowBookmarks && o.sendInitialEvents != nil && !st.s.opts.WithholdInitialEventsEnd {
-		if err := st.write(watch.Bookmark, st.bookmarkObject(reg.snapRV, true)); err != nil {
+		if err := st.write(watch.Bookmark, st.bookmarkObject(reg.SnapshotRV, true)); err != nil {
 			return err
 		}
 	}
@@ -378,48 +379,48 @@ func (st *watchStream) sendInitial(reg watchRegistration) error {
 }
 
 // send writes the event a change means for this watch, if any.
-func (st *watchStream) send(c *change) error {
-	if c.rv <= st.minRV {
+func (st *watchStream) send(c *storage.Change) error {
+	if c.RV <= st.minRV {
 		return nil
 	}
 	o := st.wr.opts
 	ns := st.wr.namespace
-	key := encodingKey{format: st.wr.format, apiVersion: st.apiVersion()}
+	key, prev := eventEncoding{format: st.wr.format, apiVersion: st.apiVersion()}, false
 	var typ watch.EventType
-	switch c.typ {
+	switch c.Typ {
 	case watch.Added:
-		if !o.matches(c.obj, ns) {
+		if !o.matches(c.Obj, ns) {
 			return nil
 		}
 		typ = watch.Added
 	case watch.Modified:
-		cur, old := o.matches(c.obj, ns), o.matches(c.prev, ns)
+		cur, old := o.matches(c.Obj, ns), o.matches(c.Prev, ns)
 		switch {
 		case cur && old:
 			typ = watch.Modified
 		case cur:
 			typ = watch.Added
 		case old:
-			typ, key.prev = watch.Deleted, true
+			typ, prev = watch.Deleted, true
 		default:
 			return nil
 		}
 	case watch.Deleted:
-		if !o.matches(c.obj, ns) {
+		if !o.matches(c.Obj, ns) {
 			return nil
 		}
 		typ = watch.Deleted
 	}
-	st.lastRV, st.bookmarked = c.rv, false
-	if st.w.takeCorrupt() {
+	st.lastRV, st.bookmarked = c.RV, false
+	if st.w.TakeCorrupt() {
 		st.s.log.Info("fault", "fault", "corrupt watch frame", "resource", st.wr.res.groupResource())
 		return st.sink.frame(typ, []byte("{not json}"))
 	}
 	if st.wr.table != nil {
-		obj := c.obj
-		if key.prev {
-			obj = c.prev
-			if p, err := c.prev.withResourceVersion(c.rv); err == nil {
+		obj := c.Obj
+		if prev {
+			obj = c.Prev
+			if p, err := c.Prev.WithResourceVersion(c.RV); err == nil {
 				obj = p
 			}
 		}
@@ -429,7 +430,7 @@ func (st *watchStream) send(c *change) error {
 		}
 		return st.write(typ, data)
 	}
-	return st.write(typ, c.encoded(key))
+	return st.write(typ, c.Encoded(key, prev))
 }
 
 // bookmark sends a BOOKMARK at the store's resourceVersion if it moved
@@ -440,7 +441,7 @@ func (st *watchStream) bookmark() error {
 	st.bookmarkDue = false
 	// The real server sends a bookmark once the revision has moved past
 	// where the watch started, even if an event already carried it.
-	rv := st.s.store.bookmarkRV(st.w)
+	rv := st.s.store.BookmarkRV(st.w)
 	if rv <= st.minRV || rv < st.lastRV || (rv == st.lastRV && st.bookmarked) {
 		return nil
 	}
@@ -471,11 +472,11 @@ func (st *watchStream) bookmarkObject(rv int64, initialEnd bool) []byte {
 
 // stopped ends the stream after the store dropped the watcher.
 func (st *watchStream) stopped() {
-	switch st.w.stopReason() {
-	case stopCut:
+	switch st.w.Reason() {
+	case storage.StopCut:
 		_ = st.flush()
 		st.sink.cut()
-	case stopCutMidFrame:
+	case storage.StopCutMidFrame:
 		_ = st.flush()
 		st.sink.halfFrame(watch.Bookmark, st.bookmarkObject(st.lastRV, false))
 	default:

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -227,7 +228,7 @@ func waitNoWatchers(t *testing.T, s *Server) {
 	t.Helper()
 	ctx := testContext(t)
 	for {
-		n, changed := s.store.countWatchers(func(*watcher) bool { return true })
+		n, changed := s.store.CountWatchers(func(*storage.Watcher) bool { return true })
 		if n == 0 {
 			return
 		}

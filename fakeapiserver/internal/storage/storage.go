@@ -1,4 +1,4 @@
-package fakeapiserver
+package storage
 
 import (
 	"context"
@@ -11,25 +11,26 @@ import (
 	"github.com/kubecache/kubecache/watch"
 )
 
-// The store is the fake server's etcd: one global, strictly increasing
-// resourceVersion (etcd's revision), one persistent sorted map of objects
-// per resource, the map as it was after each recent change (so a read at
-// an older resourceVersion sees exactly that state), and the log of recent
-// changes that watches resume from. Everything older than the compaction
-// point is forgotten; asking for it is a 410.
-
-// errCompacted reports a read or watch at a resourceVersion older than the
+// ErrCompacted reports a read or watch at a resourceVersion older than the
 // compaction point.
-var errCompacted = errors.New("resource version compacted")
+var ErrCompacted = errors.New("resource version compacted")
 
-// errChanged reports that the object changed between the read a write was
+// ErrServerClosing reports a watch registered after the server began to
+// close.
+var ErrServerClosing = errors.New("server closing")
+
+// ErrResourceGone reports that the resource was removed (its
+// CustomResourceDefinition deleted) while the request was served.
+var ErrResourceGone = errors.New("resource removed")
+
+// ErrChanged reports that the object changed between the read a write was
 // computed from and the commit; the caller decides whether that is a
 // Conflict or a reason to try again.
-var errChanged = errors.New("object changed since it was read")
+var ErrChanged = errors.New("object changed since it was read")
 
 // table is the storage of one resource (shared by all its versions).
 type table struct {
-	cur pmap.Map[*stored]
+	cur pmap.Map[*Object]
 	// versions holds the map after each change with rv > the compaction
 	// point, preceded by one base version: the state at the compaction
 	// point. versions[i].rv increases.
@@ -38,25 +39,28 @@ type table struct {
 
 type tableVersion struct {
 	rv int64
-	m  pmap.Map[*stored]
+	m  pmap.Map[*Object]
 }
 
-// change is one committed write, as watches see it.
-type change struct {
-	rv    int64
+// Change is one committed write, as watches see it.
+type Change struct {
+	RV    int64
 	table string
-	typ   watch.EventType
-	// obj is the new state; for Deleted, the last state carrying the
+	Typ   watch.EventType
+	// Obj is the new state; for Deleted, the last state carrying the
 	// delete's resourceVersion.
-	obj *stored
-	// prev is the state before the change (nil for Added).
-	prev *stored
+	Obj *Object
+	// Prev is the state before the change (nil for Added).
+	Prev *Object
 	at   time.Time
 	enc  encodings
 }
 
-type store struct {
-	clock        Clock
+// Store is the fake server's storage; see the package documentation. It is
+// safe for concurrent use.
+type Store struct {
+	// now stamps each change (the server's clock).
+	now          func() time.Time
 	historyLimit int
 
 	// mu guards every field below. Writes hold it only to check the
@@ -66,8 +70,8 @@ type store struct {
 	compacted int64
 	tables    map[string]*table
 	// log holds the changes with rv > compacted, in order.
-	log      []*change
-	watchers map[string]map[*watcher]struct{}
+	log      []*Change
+	watchers map[string]map[*Watcher]struct{}
 	// tick is closed and replaced on every commit, waking anyone waiting
 	// for the resourceVersion to advance.
 	tick chan struct{}
@@ -81,19 +85,21 @@ type store struct {
 	closed bool
 }
 
-func newStore(clock Clock, historyLimit int) *store {
-	return &store{
-		clock:        clock,
+// New returns an empty store. now stamps each change; historyLimit bounds
+// how many changes are kept for watches to resume from (negative: none).
+func New(now func() time.Time, historyLimit int) *Store {
+	return &Store{
+		now:          now,
 		historyLimit: historyLimit,
 		tables:       map[string]*table{},
-		watchers:     map[string]map[*watcher]struct{}{},
+		watchers:     map[string]map[*Watcher]struct{}{},
 		tick:         make(chan struct{}),
 		wchanged:     make(chan struct{}),
 		dropped:      map[string]bool{},
 	}
 }
 
-func (s *store) tableLocked(name string) *table {
+func (s *Store) tableLocked(name string) *table {
 	t := s.tables[name]
 	if t == nil {
 		delete(s.dropped, name)
@@ -103,63 +109,63 @@ func (s *store) tableLocked(name string) *table {
 	return t
 }
 
-// current returns the resource's objects now and the global
+// Current returns the resource's objects now and the global
 // resourceVersion they were read at.
-func (s *store) current(table string) (pmap.Map[*stored], int64) {
+func (s *Store) Current(table string) (pmap.Map[*Object], int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.tableLocked(table).cur, s.rv
 }
 
-// resourceVersion returns the global resourceVersion.
-func (s *store) resourceVersion() int64 {
+// ResourceVersion returns the global resourceVersion.
+func (s *Store) ResourceVersion() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rv
 }
 
-// get returns the current object under key, or nil.
-func (s *store) get(table, key string) *stored {
+// Get returns the current object under key, or nil.
+func (s *Store) Get(table, key string) *Object {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, _ := s.tableLocked(table).cur.Get(key)
 	return o
 }
 
-// at returns the resource's objects as they were at rv, which must not be
+// At returns the resource's objects as they were at rv, which must not be
 // newer than the store. A compacted rv is errCompacted.
-func (s *store) at(table string, rv int64) (pmap.Map[*stored], error) {
+func (s *Store) At(table string, rv int64) (pmap.Map[*Object], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.atLocked(table, rv)
 }
 
-func (s *store) atLocked(table string, rv int64) (pmap.Map[*stored], error) {
+func (s *Store) atLocked(table string, rv int64) (pmap.Map[*Object], error) {
 	if rv < s.compacted {
-		return pmap.Map[*stored]{}, errCompacted
+		return pmap.Map[*Object]{}, ErrCompacted
 	}
 	t := s.tableLocked(table)
 	vs := t.versions
 	// The last version with vs[i].rv <= rv.
 	i := sort.Search(len(vs), func(i int) bool { return vs[i].rv > rv }) - 1
 	if i < 0 {
-		return pmap.Map[*stored]{}, nil
+		return pmap.Map[*Object]{}, nil
 	}
 	return vs[i].m, nil
 }
 
-// commit publishes one change to key in table. It fails with errChanged
+// Commit publishes one change to key in table. It fails with errChanged
 // unless the current object under key is still expect (nil: absent).
 // build receives the new resourceVersion and returns the new state, or, for
 // a delete (typ Deleted), the final state to report. commit returns what
 // build returned.
-func (s *store) commit(table, key string, typ watch.EventType, expect *stored, build func(rv int64) (*stored, error)) (*stored, error) {
+func (s *Store) Commit(table, key string, typ watch.EventType, expect *Object, build func(rv int64) (*Object, error)) (*Object, error) {
 	s.mu.Lock()
 	t := s.tableLocked(table)
 	prev, _ := t.cur.Get(key)
 	if prev != expect {
 		s.mu.Unlock()
-		return nil, errChanged
+		return nil, ErrChanged
 	}
 	rv := s.rv + 1
 	obj, err := build(rv)
@@ -174,7 +180,7 @@ func (s *store) commit(table, key string, typ watch.EventType, expect *stored, b
 	}
 	s.rv = rv
 	t.versions = append(t.versions, tableVersion{rv: rv, m: t.cur})
-	c := &change{rv: rv, table: table, typ: typ, obj: obj, prev: prev, at: s.clock.Now()}
+	c := &Change{RV: rv, table: table, Typ: typ, Obj: obj, Prev: prev, at: s.now()}
 	s.log = append(s.log, c)
 	killed := s.dispatchLocked(c)
 	s.trimLocked()
@@ -190,17 +196,17 @@ func (s *store) commit(table, key string, typ watch.EventType, expect *stored, b
 // dispatchLocked hands c to every watcher of its table without blocking.
 // A watcher whose queue is full is dropped; the caller interrupts it after
 // releasing the lock.
-func (s *store) dispatchLocked(c *change) []*watcher {
-	var killed []*watcher
+func (s *Store) dispatchLocked(c *Change) []*Watcher {
+	var killed []*Watcher
 	for w := range s.watchers[c.table] {
 		if !w.wants(c) {
 			continue
 		}
 		select {
-		case w.queue <- c:
+		case w.Queue <- c:
 		default:
 			delete(s.watchers[c.table], w)
-			w.stop(stopTooSlow)
+			w.Stop(stopTooSlow)
 			killed = append(killed, w)
 		}
 	}
@@ -208,30 +214,30 @@ func (s *store) dispatchLocked(c *change) []*watcher {
 }
 
 // trimLocked enforces the history limit by compacting the oldest changes.
-func (s *store) trimLocked() {
+func (s *Store) trimLocked() {
 	switch {
 	case s.historyLimit < 0:
 		s.compactLocked(s.rv)
 	case len(s.log) > s.historyLimit:
-		s.compactLocked(s.log[len(s.log)-s.historyLimit-1].rv)
+		s.compactLocked(s.log[len(s.log)-s.historyLimit-1].RV)
 	}
 }
 
-// compact forgets everything older than rv (at most the current
+// Compact forgets everything older than rv (at most the current
 // resourceVersion) and returns the compaction point.
-func (s *store) compact(rv int64) int64 {
+func (s *Store) Compact(rv int64) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.compactLocked(min(rv, s.rv))
 	return s.compacted
 }
 
-func (s *store) compactLocked(rv int64) {
+func (s *Store) compactLocked(rv int64) {
 	if rv <= s.compacted {
 		return
 	}
 	s.compacted = rv
-	n := sort.Search(len(s.log), func(i int) bool { return s.log[i].rv > rv })
+	n := sort.Search(len(s.log), func(i int) bool { return s.log[i].RV > rv })
 	clear(s.log[:n])
 	s.log = s.log[n:]
 	for _, t := range s.tables {
@@ -244,16 +250,16 @@ func (s *store) compactLocked(rv int64) {
 	}
 }
 
-// compactedRV returns the compaction point.
-func (s *store) compactedRV() int64 {
+// CompactedRV returns the compaction point.
+func (s *Store) CompactedRV() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.compacted
 }
 
-// waitFor blocks until the store's resourceVersion reaches rv, the timer
+// WaitFor blocks until the store's resourceVersion reaches rv, timeout
 // fires or ctx ends; it reports whether rv was reached.
-func (s *store) waitFor(ctx context.Context, rv int64, timeout Timer) bool {
+func (s *Store) WaitFor(ctx context.Context, rv int64, timeout <-chan time.Time) bool {
 	for {
 		s.mu.Lock()
 		cur, tick := s.rv, s.tick
@@ -263,17 +269,28 @@ func (s *store) waitFor(ctx context.Context, rv int64, timeout Timer) bool {
 		}
 		select {
 		case <-tick:
-		case <-timeout.C():
-			return s.resourceVersion() >= rv
+		case <-timeout:
+			return s.ResourceVersion() >= rv
 		case <-ctx.Done():
 			return false
 		}
 	}
 }
 
-// dropTable removes a resource's storage (its CustomResourceDefinition was
+// HistoryLen returns how many changes the log holds and how many
+// versions of table are kept (what the history limit bounds).
+func (s *Store) HistoryLen(table string) (changes, versions int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.tables[table]; t != nil {
+		versions = len(t.versions)
+	}
+	return len(s.log), versions
+}
+
+// DropTable removes a resource's storage (its CustomResourceDefinition was
 // deleted) and ends its watches.
-func (s *store) dropTable(table string) {
+func (s *Store) DropTable(table string) {
 	s.mu.Lock()
 	delete(s.tables, table)
 	s.dropped[table] = true
@@ -282,7 +299,7 @@ func (s *store) dropTable(table string) {
 	s.watchersChangedLocked()
 	s.mu.Unlock()
 	for w := range ws {
-		w.stop(stopResourceGone)
+		w.Stop(StopResourceGone)
 		w.interrupt()
 	}
 }

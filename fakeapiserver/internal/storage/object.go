@@ -1,4 +1,4 @@
-package fakeapiserver
+package storage
 
 import (
 	"bytes"
@@ -11,42 +11,42 @@ import (
 	"github.com/kubecache/kubecache/meta"
 )
 
-// stored is one version of one object as the store holds it. It is
+// Object is one version of one object as the store holds it. It is
 // immutable once built: lists, watch events and snapshots share it.
 //
 // The JSON is kept without its kind and apiVersion (body starts at
 // `"metadata":`), so the same bytes serve an object (`{"kind":…,
 // "apiVersion":…,` + body), an item of a built-in list (`{` + body) and any
 // served version of the resource.
-type stored struct {
-	key        string
-	kind       string
-	apiVersion string
-	meta       *meta.ObjectMeta
-	// body is `"metadata":{…},…}`; metaEnd is where the metadata object
+type Object struct {
+	Key        string
+	Kind       string
+	APIVersion string
+	Meta       *meta.ObjectMeta
+	// Body is `"metadata":{…},…}`; metaEnd is where the metadata object
 	// ends inside it.
-	body    []byte
-	metaEnd int
-	// fields holds the resource's selectable field values (other than
+	Body    []byte
+	MetaEnd int
+	// Fields holds the resource's selectable field values (other than
 	// metadata.name and metadata.namespace).
-	fields map[string]string
-	rv     int64
+	Fields map[string]string
+	RV     int64
 }
 
 const metadataPrefix = `"metadata":`
 
-// objectKey returns the storage key of an object: "namespace/name", or
+// ObjectKey returns the storage key of an object: "namespace/name", or
 // "name" for a cluster-scoped one.
-func objectKey(namespace, name string) string {
+func ObjectKey(namespace, name string) string {
 	if namespace == "" {
 		return name
 	}
 	return namespace + "/" + name
 }
 
-// assemble encodes an object from its parts. restJSON holds the other
+// Assemble encodes an object from its parts. restJSON holds the other
 // top-level members, encoded as `,"key":value…` (see encodeRest).
-func assemble(kind, apiVersion string, m *meta.ObjectMeta, restJSON []byte, fields map[string]string) (*stored, error) {
+func Assemble(kind, apiVersion string, m *meta.ObjectMeta, restJSON []byte, fields map[string]string) (*Object, error) {
 	mj, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)
@@ -58,97 +58,97 @@ func assemble(kind, apiVersion string, m *meta.ObjectMeta, restJSON []byte, fiel
 	body = append(body, restJSON...)
 	body = append(body, '}')
 	rv, _ := strconv.ParseInt(m.ResourceVersion, 10, 64)
-	return &stored{
-		key:        objectKey(m.Namespace, m.Name),
-		kind:       kind,
-		apiVersion: apiVersion,
-		meta:       m,
-		body:       body,
-		metaEnd:    metaEnd,
-		fields:     fields,
-		rv:         rv,
+	return &Object{
+		Key:        ObjectKey(m.Namespace, m.Name),
+		Kind:       kind,
+		APIVersion: apiVersion,
+		Meta:       m,
+		Body:       body,
+		MetaEnd:    metaEnd,
+		Fields:     fields,
+		RV:         rv,
 	}, nil
 }
 
-// appendObject appends the full object, with kind and apiVersion (the
+// AppendObject appends the full object, with kind and apiVersion (the
 // stored apiVersion when apiVersion is empty).
-func (o *stored) appendObject(buf []byte, apiVersion string) []byte {
+func (o *Object) AppendObject(buf []byte, apiVersion string) []byte {
 	if apiVersion == "" {
-		apiVersion = o.apiVersion
+		apiVersion = o.APIVersion
 	}
 	buf = append(buf, `{"kind":`...)
-	buf = jsonv.AppendString(buf, o.kind)
+	buf = jsonv.AppendString(buf, o.Kind)
 	buf = append(buf, `,"apiVersion":`...)
 	buf = jsonv.AppendString(buf, apiVersion)
 	buf = append(buf, ',')
-	return append(buf, o.body...)
+	return append(buf, o.Body...)
 }
 
 // appendItem appends the object as an item of a built-in list: without
 // kind and apiVersion.
-func (o *stored) appendItem(buf []byte) []byte {
+func (o *Object) appendItem(buf []byte) []byte {
 	buf = append(buf, '{')
-	return append(buf, o.body...)
+	return append(buf, o.Body...)
 }
 
 // metadataJSON returns the encoded metadata object.
-func (o *stored) metadataJSON() []byte {
-	return o.body[len(metadataPrefix):o.metaEnd]
+func (o *Object) metadataJSON() []byte {
+	return o.Body[len(metadataPrefix):o.MetaEnd]
 }
 
-// appendPartial appends the object as a PartialObjectMetadata.
-func (o *stored) appendPartial(buf []byte) []byte {
+// AppendPartial appends the object as a PartialObjectMetadata.
+func (o *Object) AppendPartial(buf []byte) []byte {
 	buf = append(buf, `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":`...)
 	buf = append(buf, o.metadataJSON()...)
 	return append(buf, '}')
 }
 
-// document parses the full object for editing. The stored bytes were
+// Document parses the full object for editing. The stored bytes were
 // produced by this package, so parsing cannot fail short of a bug.
-func (o *stored) document() (jsonv.Value, error) {
-	res, err := jsonv.Parse(o.appendObject(nil, ""))
+func (o *Object) Document() (jsonv.Value, error) {
+	res, err := jsonv.Parse(o.AppendObject(nil, ""))
 	if err != nil {
-		return jsonv.Value{}, fmt.Errorf("stored object %s: %w", o.key, err)
+		return jsonv.Value{}, fmt.Errorf("stored object %s: %w", o.Key, err)
 	}
 	return res.Value, nil
 }
 
-// withResourceVersion returns a copy of o whose metadata carries rv (the
+// WithResourceVersion returns a copy of o whose metadata carries rv (the
 // last state of a deleted object, sent with the delete's RV).
-func (o *stored) withResourceVersion(rv int64) (*stored, error) {
-	m := cloneMeta(o.meta)
+func (o *Object) WithResourceVersion(rv int64) (*Object, error) {
+	m := CloneMeta(o.Meta)
 	m.ResourceVersion = strconv.FormatInt(rv, 10)
 	mj, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)
 	}
-	rest := o.body[o.metaEnd:]
+	rest := o.Body[o.MetaEnd:]
 	body := make([]byte, 0, len(metadataPrefix)+len(mj)+len(rest))
 	body = append(body, metadataPrefix...)
 	body = append(body, mj...)
 	metaEnd := len(body)
 	body = append(body, rest...)
 	c := *o
-	c.meta, c.body, c.metaEnd, c.rv = m, body, metaEnd, rv
+	c.Meta, c.Body, c.MetaEnd, c.RV = m, body, metaEnd, rv
 	return &c, nil
 }
 
-// sameContent reports whether two versions hold the same object apart from
+// SameContent reports whether two versions hold the same object apart from
 // their resourceVersion (a no-op update).
-func sameContent(a, b *stored) bool {
-	if a.kind != b.kind || a.apiVersion != b.apiVersion || !bytes.Equal(a.body[a.metaEnd:], b.body[b.metaEnd:]) {
+func SameContent(a, b *Object) bool {
+	if a.Kind != b.Kind || a.APIVersion != b.APIVersion || !bytes.Equal(a.Body[a.MetaEnd:], b.Body[b.MetaEnd:]) {
 		return false
 	}
-	ma, mb := *a.meta, *b.meta
+	ma, mb := *a.Meta, *b.Meta
 	ma.ResourceVersion, mb.ResourceVersion = "", ""
 	ja, err1 := json.Marshal(&ma)
 	jb, err2 := json.Marshal(&mb)
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
-// cloneMeta deep-copies metadata so a new version never shares maps or
+// CloneMeta deep-copies metadata so a new version never shares maps or
 // slices with an old one.
-func cloneMeta(m *meta.ObjectMeta) *meta.ObjectMeta {
+func CloneMeta(m *meta.ObjectMeta) *meta.ObjectMeta {
 	c := *m
 	if m.Labels != nil {
 		c.Labels = make(map[string]string, len(m.Labels))
@@ -183,13 +183,13 @@ func cloneMeta(m *meta.ObjectMeta) *meta.ObjectMeta {
 }
 
 // matchFields returns the value of a selectable field for field selectors.
-func (o *stored) field(name string) (string, bool) {
+func (o *Object) Field(name string) (string, bool) {
 	switch name {
 	case "metadata.name":
-		return o.meta.Name, true
+		return o.Meta.Name, true
 	case "metadata.namespace":
-		return o.meta.Namespace, true
+		return o.Meta.Namespace, true
 	}
-	v, ok := o.fields[name]
+	v, ok := o.Fields[name]
 	return v, ok
 }

@@ -1,0 +1,28 @@
+// Package storage is the fake API server's etcd: one global, strictly
+// increasing resourceVersion (etcd's revision), one persistent sorted map
+// of objects per resource (internal/pmap), the map as it was after each
+// recent change (so a read at an older resourceVersion sees exactly that
+// state), and the log of recent changes that watches resume from.
+// Everything older than the compaction point is forgotten; asking for it
+// is ErrCompacted, which the server answers with a 410.
+//
+// It is the bottom room of the fake server: it knows nothing of HTTP,
+// of request parsing or of the resource registry. A table is named by a
+// string the caller chooses (the server uses "group/resource"); an object
+// is held as its JSON (Object) and the store only reads its key, metadata
+// and selectable fields.
+//
+// # Files
+//
+//   - storage.go: Store — reads now or at an older resourceVersion,
+//     Commit (compare-and-swap against the state a write was computed
+//     from), compaction and the history limit, WaitFor, DropTable.
+//   - object.go: Object, how one version of an object is held: its JSON
+//     split so the same bytes serve an object, a list item and every
+//     served version; Assemble builds one, CloneMeta copies metadata.
+//   - fanout.go: Watcher and Register — the fan-out that hands each
+//     committed Change to every watcher of its table without blocking,
+//     dropping a watcher whose bounded queue is full. A Change caches its
+//     object encoded once per Encoding, an interface the watch handler
+//     supplies, so storage does no wire encoding of its own.
+package storage
