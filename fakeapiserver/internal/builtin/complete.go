@@ -1,0 +1,180 @@
+package builtin
+
+import (
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+)
+
+// maxCompleteDepth bounds the walk; Go types cannot nest a struct inside
+// itself, so only a malformed schema table would reach it.
+const maxCompleteDepth = 64
+
+// Complete makes obj read as the real server's Go types encode it, in
+// place: a struct field that is never omitted appears as {} (with its own
+// such fields), a field without omitempty appears with its zero value
+// ("", 0, false; null for a list, map or timestamp), and an empty map or
+// list in an omitempty field is dropped. definition names the schema of
+// obj's kind (openapi.Definitions.ForKind); obj holds the top-level
+// members other than kind, apiVersion and metadata, which the server
+// keeps apart.
+func Complete(defs *openapi.Definitions, definition string, obj *jsonv.Value) {
+	c := completer{defs: defs}
+	c.object(obj, &openapi.Schema{Ref: definition}, 0, true)
+}
+
+// named follows s's references and returns the name of the definition
+// they end at ("" for an inline schema) with the resolved schema.
+func (c completer) named(s *openapi.Schema) (string, *openapi.Schema) {
+	name := ""
+	for cur, depth := s, 0; cur != nil && cur.Ref != "" && depth < 8; depth++ {
+		name = cur.Ref
+		cur = c.defs.Get(name)
+	}
+	return name, c.defs.Resolve(s)
+}
+
+// completer walks an object against the built-in schemas.
+type completer struct {
+	defs *openapi.Definitions
+}
+
+// object completes one struct value against its schema.
+func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool) {
+	name, s := c.named(s)
+	if v == nil || v.Kind != jsonv.Object || s == nil || depth > maxCompleteDepth {
+		return
+	}
+	if !s.IsStruct() {
+		if s.AdditionalProperties != nil {
+			elem := s.AdditionalProperties
+			for i := range v.Obj {
+				c.value(&v.Obj[i].Value, elem, depth+1)
+			}
+		}
+		return
+	}
+	// Drop empty omitempty maps and lists first, so the walk below sees
+	// the members that stay.
+	kept := v.Obj[:0]
+	for _, m := range v.Obj {
+		if p := s.Property(m.Key); p != nil && !(top && m.Key == "metadata") {
+			if droppable(c.defs.Resolve(p), m.Value) && !isRequired(s, m.Key) {
+				continue
+			}
+		}
+		kept = append(kept, m)
+	}
+	v.Obj = kept
+	for i := range v.Obj {
+		if top && (v.Obj[i].Key == "metadata" || v.Obj[i].Key == "kind" || v.Obj[i].Key == "apiVersion") {
+			continue
+		}
+		if p := s.Property(v.Obj[i].Key); p != nil {
+			c.value(&v.Obj[i].Value, p, depth+1)
+		}
+	}
+	for _, p := range s.Properties {
+		if top && (p.Name == "metadata" || p.Name == "kind" || p.Name == "apiVersion") {
+			continue
+		}
+		if v.Index(p.Name) >= 0 {
+			continue
+		}
+		ps := c.defs.Resolve(p.Schema)
+		switch {
+		case p.Schema.DefaultEmpty || ps != nil && ps.DefaultEmpty:
+			zero := jsonv.NewObject()
+			c.object(&zero, p.Schema, depth+1, false)
+			v.Obj = append(v.Obj, jsonv.Member{Key: p.Name, Value: zero})
+		case isRequired(s, p.Name):
+			v.Obj = append(v.Obj, jsonv.Member{Key: p.Name, Value: c.zero(p.Schema, depth+1)})
+		}
+	}
+	zeros, times := neverOmittedFields(name)
+	for _, m := range zeros {
+		if v.Index(m.Key) < 0 {
+			v.Obj = append(v.Obj, jsonv.Member{Key: m.Key, Value: m.Value.Clone()})
+		}
+	}
+	for _, key := range times {
+		if v.Index(key) < 0 {
+			v.Obj = append(v.Obj, jsonv.Member{Key: key})
+		}
+	}
+}
+
+// value completes the members of a struct, the items of a list and the
+// values of a map. s is the field's schema, not yet resolved.
+func (c completer) value(v *jsonv.Value, s *openapi.Schema, depth int) {
+	if s == nil || depth > maxCompleteDepth {
+		return
+	}
+	switch v.Kind {
+	case jsonv.Object:
+		c.object(v, s, depth, false)
+	case jsonv.Array:
+		r := c.defs.Resolve(s)
+		if r == nil || r.Items == nil {
+			return
+		}
+		elem := r.Items
+		for i := range v.Arr {
+			c.value(&v.Arr[i], elem, depth+1)
+		}
+	}
+}
+
+// zero is the encoding of a never-omitted field's zero value.
+func (c completer) zero(field *openapi.Schema, depth int) jsonv.Value {
+	s := c.defs.Resolve(field)
+	if s == nil {
+		return jsonv.Value{}
+	}
+	switch {
+	case s.IsStruct():
+		zero := jsonv.NewObject()
+		c.object(&zero, field, depth, false)
+		return zero
+	case s.IntOrString:
+		return number(0)
+	case len(s.OneOf) > 0:
+		return jsonv.NewString("0")
+	}
+	switch s.Type {
+	case "string":
+		if s.Format == "date-time" {
+			return jsonv.Value{}
+		}
+		return jsonv.NewString("")
+	case "integer", "number":
+		return number(0)
+	case "boolean":
+		return jsonv.Value{Kind: jsonv.Bool}
+	}
+	return jsonv.Value{}
+}
+
+// droppable reports whether v is an empty map or list, which an omitempty
+// field does not encode (an empty struct is encoded as {}).
+func droppable(s *openapi.Schema, v jsonv.Value) bool {
+	if s == nil {
+		return false
+	}
+	switch v.Kind {
+	case jsonv.Object:
+		return len(v.Obj) == 0 && s.IsMap()
+	case jsonv.Array:
+		return len(v.Arr) == 0
+	}
+	return false
+}
+
+// isRequired reports whether name is one of s's never-omitted fields.
+func isRequired(s *openapi.Schema, name string) bool {
+	for _, r := range s.Required {
+		if r == name {
+			return true
+		}
+	}
+	return false
+}

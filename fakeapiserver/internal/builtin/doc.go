@@ -1,0 +1,19 @@
+// Package builtin holds what the real API server does to a built-in kind
+// beyond checking its JSON types: the defaulters of every group it serves.
+//
+// The functions work on an object the server has decoded (its top-level
+// members other than kind, apiVersion and metadata, as a jsonv object, and
+// its parsed metadata), in place and without re-encoding, so the server
+// runs them between decoding a body and storing it. The rules were read
+// from the real server's defaulters (the pkg/apis/*/v1 defaults and the
+// generated defaulting of each kind) at the 1.37 feature gate defaults.
+//
+// Files: defaults.go (the kind table and Default), defaults_pod.go (pod
+// spec, containers, probes, volumes), defaults_workloads.go (apps, batch,
+// ReplicationController, PodTemplate), defaults_core.go (Service, Secret,
+// volumes and claims, Endpoints, Namespace, Node, LimitRange),
+// defaults_other.go (autoscaling, networking, RBAC, discovery, storage,
+// scheduling, certificates, flow control, admission, resource,
+// TokenRequest), image.go (an image reference's tag, which decides the pull
+// policy), edit.go (helpers that edit a jsonv object in place).
+package builtin
