@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 )
 
 // The admin endpoint: the fault controls of faults.go over HTTP, for
@@ -47,7 +49,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost {
-		writeStatus(w, r, errMethodNotAllowed())
+		writeStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
 	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
@@ -60,7 +62,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return true
 		}
 		if err := json.Unmarshal(body, v); err != nil {
-			writeStatus(w, r, errBadRequest(fmt.Sprintf("admin %s: %v", op, err)))
+			writeStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin %s: %v", op, err)))
 			return false
 		}
 		return true
@@ -73,7 +75,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if rule.Code < 400 || rule.Code > 599 {
-			writeStatus(w, r, errBadRequest(fmt.Sprintf("admin fail: code %d is not an error status", rule.Code)))
+			writeStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin fail: code %d is not an error status", rule.Code)))
 			return
 		}
 		s.FailNext(rule)
@@ -88,7 +90,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		d, err := time.ParseDuration(req.Delay)
 		if err != nil || d <= 0 {
-			writeStatus(w, r, errBadRequest(fmt.Sprintf("admin delay: invalid delay %q", req.Delay)))
+			writeStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin delay: invalid delay %q", req.Delay)))
 			return
 		}
 		s.DelayNext(DelayRule{Match: req.Match, Count: req.Count, Delay: d})
@@ -118,7 +120,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		case "clean":
 			mode = CutClean
 		default:
-			writeStatus(w, r, errBadRequest(fmt.Sprintf("admin cut-watches: unknown mode %q (abort, midframe, clean)", req.Mode)))
+			writeStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin cut-watches: unknown mode %q (abort, midframe, clean)", req.Mode)))
 			return
 		}
 		result["count"] = s.CutWatches(req.Match, mode)
@@ -171,7 +173,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case "clear":
 		s.ClearFaults()
 	default:
-		writeStatus(w, r, errPathNotFound())
+		writeStatus(w, r, apistatus.PathNotFound())
 		return
 	}
 	writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, marshal(result))

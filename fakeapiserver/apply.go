@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
@@ -58,7 +59,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 		}
 		managed, err := meta.ParseManagedFields(result.ManagedFields)
 		if err != nil {
-			writeStatus(w, r, errInternal(err))
+			writeStatus(w, r, apistatus.Internal(err))
 			return
 		}
 		if cur != nil && !result.Changed {
@@ -71,12 +72,12 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 		if in.meta.Name != info.name {
-			writeStatus(w, r, errBadRequest("the name of the object ("+in.meta.Name+") does not match the name on the URL ("+info.name+")"))
+			writeStatus(w, r, apistatus.BadRequest("the name of the object ("+in.meta.Name+") does not match the name on the URL ("+info.name+")"))
 			return
 		}
 		if cur == nil {
 			if info.subresource != "" {
-				writeStatus(w, r, errNotFound(res, info.name))
+				writeStatus(w, r, apistatus.NotFound(res.gr(), info.name))
 				return
 			}
 			in.meta.ResourceVersion = ""
@@ -99,7 +100,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 	}
-	writeStatus(w, r, errConflict(res, info.name, msgModified))
+	writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
 }
 
 // applyError maps internal/apply's errors to Status bodies.
@@ -112,17 +113,17 @@ func applyError(err error) *meta.Status {
 	case errors.As(err, &ae):
 		switch ae.Code {
 		case 400:
-			return errBadRequest(ae.Msg)
+			return apistatus.BadRequest(ae.Msg)
 		case 422:
-			st := newStatus(422, meta.ReasonInvalid, ae.Msg)
+			st := apistatus.New(422, meta.ReasonInvalid, ae.Msg)
 			return st
 		default:
 			// A configuration that does not fit the kind's schema (a
 			// wrong type, an unknown field) is a real server's 500; the
 			// fake server never answers 500 to what a client sent, so it
 			// is a 400 with the same message (docs/fidelity.md).
-			return errBadRequest(ae.Msg)
+			return apistatus.BadRequest(ae.Msg)
 		}
 	}
-	return errInternal(err)
+	return apistatus.Internal(err)
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -38,7 +39,7 @@ func (s *Server) authEnabled() bool {
 }
 
 func errUnauthorized() *meta.Status {
-	return newStatus(401, meta.ReasonUnauthorized, "Unauthorized")
+	return apistatus.New(401, meta.ReasonUnauthorized, "Unauthorized")
 }
 
 // authenticate returns the user a request acts as, after impersonation.
@@ -96,7 +97,7 @@ func (s *Server) impersonate(r *http.Request, acting User) (User, error) {
 	groups := r.Header.Values("Impersonate-Group")
 	if name == "" {
 		if len(groups) > 0 || r.Header.Get("Impersonate-Uid") != "" {
-			return User{}, errBadRequest("requested impersonation of groups or uid without impersonating a user")
+			return User{}, apistatus.BadRequest("requested impersonation of groups or uid without impersonating a user")
 		}
 		return acting, nil
 	}
@@ -139,7 +140,7 @@ func errForbidden(user User, verb string, info requestInfo) *meta.Status {
 		scope = fmt.Sprintf("in the namespace %q", info.namespace)
 	}
 	msg := fmt.Sprintf("%s is forbidden: User %q cannot %s resource %q in API group %q %s", subject, user.Name, verb, resource, info.group, scope)
-	st := newStatus(403, meta.ReasonForbidden, msg)
+	st := apistatus.New(403, meta.ReasonForbidden, msg)
 	st.Details = &meta.StatusDetails{Name: info.name, Group: info.group, Kind: info.resource}
 	return st
 }

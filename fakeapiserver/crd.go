@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -66,28 +67,28 @@ func parseCRDSpec(rest []jsonv.Member) (*crdSpec, error) {
 
 // crdHook validates a CustomResourceDefinition and sets its status.
 func (s *Server) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error) {
-	invalidCRD := func(errs ...fieldError) error {
-		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", m.Name, errs)
+	invalidCRD := func(errs ...apistatus.FieldError) error {
+		return apistatus.Invalid("apiextensions.k8s.io", "CustomResourceDefinition", m.Name, errs)
 	}
 	spec, err := parseCRDSpec(rest)
 	if err != nil {
-		return nil, invalidCRD(invalid("spec", "", err.Error()))
+		return nil, invalidCRD(apistatus.FieldInvalid("spec", "", err.Error()))
 	}
-	var errs []fieldError
+	var errs []apistatus.FieldError
 	if spec.Group == "" {
-		errs = append(errs, required("spec.group", ""))
+		errs = append(errs, apistatus.FieldRequired("spec.group", ""))
 	}
 	if spec.Names.Plural == "" {
-		errs = append(errs, required("spec.names.plural", ""))
+		errs = append(errs, apistatus.FieldRequired("spec.names.plural", ""))
 	}
 	if spec.Names.Kind == "" {
-		errs = append(errs, required("spec.names.kind", ""))
+		errs = append(errs, apistatus.FieldRequired("spec.names.kind", ""))
 	}
 	if want := spec.Names.Plural + "." + spec.Group; m.Name != want {
-		errs = append(errs, invalid("metadata.name", m.Name, fmt.Sprintf("must be spec.names.plural+\".\"+spec.group")))
+		errs = append(errs, apistatus.FieldInvalid("metadata.name", m.Name, fmt.Sprintf("must be spec.names.plural+\".\"+spec.group")))
 	}
 	if spec.Scope != "Namespaced" && spec.Scope != "Cluster" {
-		errs = append(errs, notSupported("spec.scope", spec.Scope, "Cluster", "Namespaced"))
+		errs = append(errs, apistatus.FieldNotSupported("spec.scope", spec.Scope, "Cluster", "Namespaced"))
 	}
 	storage := 0
 	for _, v := range spec.Versions {
@@ -96,9 +97,9 @@ func (s *Server) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Mem
 		}
 	}
 	if len(spec.Versions) == 0 {
-		errs = append(errs, required("spec.versions", "must have exactly one version marked as storage version"))
+		errs = append(errs, apistatus.FieldRequired("spec.versions", "must have exactly one version marked as storage version"))
 	} else if storage != 1 {
-		errs = append(errs, invalidRaw("spec.versions", fmt.Sprint(storage), "must have exactly one version marked as storage version"))
+		errs = append(errs, apistatus.FieldInvalidRaw("spec.versions", fmt.Sprint(storage), "must have exactly one version marked as storage version"))
 	}
 	if len(errs) > 0 {
 		return nil, invalidCRD(errs...)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -37,7 +38,7 @@ func parseWriteOptions(r *http.Request) (writeOptions, error) {
 	case http.MethodPatch:
 		kind = "PatchOptions"
 	}
-	var errs []fieldError
+	var errs []apistatus.FieldError
 	if dr := q["dryRun"]; len(dr) > 0 {
 		wo.dryRun = true
 		if err := checkDryRun(dr); err != nil {
@@ -47,11 +48,11 @@ func parseWriteOptions(r *http.Request) (writeOptions, error) {
 	switch wo.validation {
 	case "", "Strict", "Warn", "Ignore":
 	default:
-		errs = append(errs, notSupported("fieldValidation", wo.validation, "", "Ignore", "Strict", "Warn"))
+		errs = append(errs, apistatus.FieldNotSupported("fieldValidation", wo.validation, "", "Ignore", "Strict", "Warn"))
 	}
 	errs = append(errs, validateFieldManager(wo.manager)...)
 	if len(errs) > 0 {
-		return wo, errInvalid("meta.k8s.io", kind, "", errs)
+		return wo, apistatus.Invalid("meta.k8s.io", kind, "", errs)
 	}
 	if wo.manager == "" {
 		wo.manager = defaultManager(r.UserAgent())
@@ -61,15 +62,15 @@ func parseWriteOptions(r *http.Request) (writeOptions, error) {
 
 // checkDryRun accepts only "All", reporting the whole list otherwise as the
 // real server does (Unsupported value: ["x"]).
-func checkDryRun(values []string) *fieldError {
+func checkDryRun(values []string) *apistatus.FieldError {
 	for _, d := range values {
 		if d != "All" {
 			q := make([]string, len(values))
 			for i, v := range values {
 				q[i] = strconv.Quote(v)
 			}
-			e := notSupported("dryRun", "", "All")
-			e.value = "[" + strings.Join(q, ",") + "]"
+			e := apistatus.FieldNotSupported("dryRun", "", "All")
+			e.Value = "[" + strings.Join(q, ",") + "]"
 			return &e
 		}
 	}
@@ -79,7 +80,7 @@ func checkDryRun(values []string) *fieldError {
 // handleCreate serves POST on a collection.
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
 	if info.name != "" || (res.Namespaced && info.namespace == "") {
-		writeStatus(w, r, errMethodNotAllowed())
+		writeStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
 	n, data, wo, err := s.readWrite(r)
@@ -116,7 +117,7 @@ func (s *Server) create(ctx context.Context, res *Resource, version, namespace s
 func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace string, in *incoming, wo writeOptions) (*storage.Object, []string, error) {
 	m := in.meta
 	if m.ResourceVersion != "" {
-		return nil, nil, newStatus(500, meta.ReasonUnknown, "resourceVersion should not be set on objects to be created")
+		return nil, nil, apistatus.New(500, meta.ReasonUnknown, "resourceVersion should not be set on objects to be created")
 	}
 	switch {
 	case !res.Namespaced:
@@ -124,7 +125,7 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 	case m.Namespace == "":
 		m.Namespace = namespace
 	case m.Namespace != namespace:
-		return nil, nil, errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return nil, nil, apistatus.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	now := s.clock.Now()
 	m.UID = s.newUID()
@@ -140,7 +141,7 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 		m.Name = s.generateName(m.GenerateName)
 	}
 	if errs := validateMeta(res, m); len(errs) > 0 {
-		return nil, nil, errInvalid(res.Group, res.Kind, m.Name, errs)
+		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
 	rest := initialStatus(res, in.rest)
 	if res.Custom {
@@ -179,7 +180,7 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 		}
 		if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.apiVersion), apply.Request{
 			Manager: wo.manager, APIVersion: in.apiVersion, StatusSubresource: res.hasStatus(), Now: now})); err != nil {
-			return nil, nil, errInternal(err)
+			return nil, nil, apistatus.Internal(err)
 		}
 	}
 	if res.storageKey() == "/namespaces" {
@@ -201,7 +202,7 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 				m.Name = s.generateName(m.GenerateName)
 				continue
 			}
-			st := errAlreadyExists(res, m.Name)
+			st := apistatus.AlreadyExists(res.gr(), m.Name)
 			if generated {
 				st.Details.RetryAfterSeconds = 1
 			}
@@ -281,14 +282,14 @@ func encodeRest(rest []jsonv.Member) []byte {
 func (s *Server) checkNamespaceForCreate(res *Resource, ns, name string) error {
 	o := s.store.Get("/namespaces", ns)
 	if o == nil {
-		return errNotFoundGR("", "namespaces", ns)
+		return apistatus.NotFound(apistatus.GroupResource{Resource: "namespaces"}, ns)
 	}
 	if o.Meta.DeletionTimestamp != nil {
 		what := res.groupResource()
 		if name != "" {
 			what += " " + strconv.Quote(name)
 		}
-		st := newStatus(403, meta.ReasonForbidden, fmt.Sprintf("%s is forbidden: unable to create new content in namespace %s because it is being terminated", what, ns))
+		st := apistatus.New(403, meta.ReasonForbidden, fmt.Sprintf("%s is forbidden: unable to create new content in namespace %s because it is being terminated", what, ns))
 		st.Details = &meta.StatusDetails{Name: name, Group: res.Group, Kind: res.Name, Causes: []meta.StatusCause{{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"}}}
 		return st
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
@@ -47,14 +48,14 @@ func (s *Server) parseDeleteOptions(r *http.Request) (deleteOptions, error) {
 			return o, err
 		}
 		if err := json.Unmarshal(body, &o); err != nil {
-			return o, errBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
+			return o, apistatus.BadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
 		}
 	}
 	q := r.URL.Query()
 	if v := q.Get("gracePeriodSeconds"); v != "" {
 		g, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return o, errBadRequest(fmt.Sprintf("gracePeriodSeconds: invalid value %q", v))
+			return o, apistatus.BadRequest(fmt.Sprintf("gracePeriodSeconds: invalid value %q", v))
 		}
 		o.GracePeriodSeconds = &g
 	}
@@ -63,16 +64,16 @@ func (s *Server) parseDeleteOptions(r *http.Request) (deleteOptions, error) {
 	}
 	o.DryRun = append(o.DryRun, q["dryRun"]...)
 	if err := checkDryRun(o.DryRun); err != nil {
-		return o, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{*err})
+		return o, apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{*err})
 	}
 	if p := o.PropagationPolicy; p != nil {
 		switch *p {
 		case "Background", "Foreground", "Orphan":
 		default:
-			return o, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{notSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil")})
+			return o, apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{apistatus.FieldNotSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil")})
 		}
 		if o.OrphanDependents != nil {
-			return o, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{invalid("propagationPolicy", *p, "orphanDependents and deletionPropagation cannot be both set")})
+			return o, apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{apistatus.FieldInvalid("propagationPolicy", *p, "orphanDependents and deletionPropagation cannot be both set")})
 		}
 	}
 	return o, nil
@@ -113,15 +114,15 @@ func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opt
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, key)
 		if cur == nil {
-			return nil, false, errNotFound(res, name)
+			return nil, false, apistatus.NotFound(res.gr(), name)
 		}
 		if p := opts.Preconditions; p != nil {
-			kindGR := &Resource{Group: res.Group, Name: res.Kind}
+			kindGR := apistatus.GroupResource{Group: res.Group, Resource: res.Kind}
 			if p.UID != nil && *p.UID != cur.Meta.UID {
-				return nil, false, errConflict(kindGR, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, cur.Meta.UID))
+				return nil, false, apistatus.Conflict(kindGR, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, cur.Meta.UID))
 			}
 			if p.ResourceVersion != nil && *p.ResourceVersion != cur.Meta.ResourceVersion {
-				return nil, false, errConflict(kindGR, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, cur.Meta.ResourceVersion))
+				return nil, false, apistatus.Conflict(kindGR, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, cur.Meta.ResourceVersion))
 			}
 		}
 		if hook := s.deleteHooks[table]; hook != nil && !dryRun {
@@ -167,7 +168,7 @@ func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opt
 		s.afterWrite(ctx, res, watch.Deleted, cur, obj)
 		return cur, true, nil
 	}
-	return nil, false, errConflict(res, name, msgModified)
+	return nil, false, apistatus.Conflict(res.gr(), name, apistatus.MsgModified)
 }
 
 // pendingDeletion decides whether a delete is delayed. It returns nil to

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
@@ -42,7 +43,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 		apply = patch.Merge
 	case mediaApplyPatch:
 		if r.URL.Query().Get("fieldManager") == "" {
-			writeStatus(w, r, errInvalid("meta.k8s.io", "PatchOptions", "", []fieldError{required("fieldManager", "is required for apply patch")}))
+			writeStatus(w, r, apistatus.Invalid("meta.k8s.io", "PatchOptions", "", []apistatus.FieldError{apistatus.FieldRequired("fieldManager", "is required for apply patch")}))
 			return
 		}
 		s.handleApply(w, r, info, res, n)
@@ -51,7 +52,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 		schema, ok := strategicpatch.ForKind(openapi.Builtin(), openapi.GVK{Group: res.Group, Version: info.version, Kind: res.Kind})
 		if !ok || res.Custom {
 			// Custom resources have no Go type: the real server refuses.
-			writeStatus(w, r, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyPatch)))
+			writeStatus(w, r, apistatus.UnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyPatch)))
 			return
 		}
 		apply = func(target, p []byte) (jsonv.Value, error) {
@@ -66,7 +67,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 			return strategicpatch.ApplyValue(t.Value, pv.Value, schema)
 		}
 	default:
-		st := errUnsupportedMediaType("415: Unsupported Media Type")
+		st := apistatus.UnsupportedMediaType("415: Unsupported Media Type")
 		st.Details = &meta.StatusDetails{}
 		writeStatus(w, r, st)
 		return
@@ -87,7 +88,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, storage.ObjectKey(ns, info.name))
 		if cur == nil {
-			writeStatus(w, r, errNotFound(res, info.name))
+			writeStatus(w, r, apistatus.NotFound(res.gr(), info.name))
 			return
 		}
 		patched, err := apply(cur.AppendObject(nil, apiVersion), body)
@@ -101,16 +102,16 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 		if in.meta.Name != info.name {
-			writeStatus(w, r, errInvalid(res.Group, res.Kind, info.name, []fieldError{invalid("metadata.name", in.meta.Name, "field is immutable")}))
+			writeStatus(w, r, apistatus.Invalid(res.Group, res.Kind, info.name, []apistatus.FieldError{apistatus.FieldInvalid("metadata.name", in.meta.Name, "field is immutable")}))
 			return
 		}
 		if res.Namespaced && in.meta.Namespace != ns {
-			writeStatus(w, r, errBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+			writeStatus(w, r, apistatus.BadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 			return
 		}
 		conditional := in.meta.ResourceVersion != cur.Meta.ResourceVersion
 		if conditional && in.meta.ResourceVersion != "" {
-			writeStatus(w, r, errConflict(res, info.name, msgModified))
+			writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
 			return
 		}
 		in.meta.ResourceVersion = cur.Meta.ResourceVersion
@@ -118,7 +119,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 	}
-	writeStatus(w, r, errConflict(res, info.name, msgModified))
+	writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
 }
 
 // patchError maps a patch failure to the real server's answer: a bad patch
@@ -131,19 +132,19 @@ func patchError(err error) *meta.Status {
 	case errors.As(err, &se):
 		switch se.Code {
 		case 400:
-			return errBadRequest(se.Msg)
+			return apistatus.BadRequest(se.Msg)
 		case 422:
-			return errGenericInvalid()
+			return apistatus.GenericInvalid()
 		default:
-			return newStatus(500, meta.ReasonInternalError, se.Msg)
+			return apistatus.New(500, meta.ReasonInternalError, se.Msg)
 		}
 	case errors.As(err, &de):
-		return errBadRequest(de.Error())
+		return apistatus.BadRequest(de.Error())
 	case errors.As(err, &tm):
-		return newStatus(413, meta.ReasonRequestEntityTooLarge, tm.Error())
+		return apistatus.New(413, meta.ReasonRequestEntityTooLarge, tm.Error())
 	default:
 		// The real server says no more than this (details {}).
-		return errGenericInvalid()
+		return apistatus.GenericInvalid()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
@@ -32,9 +33,9 @@ func (s *Server) readPut(r *http.Request, info requestInfo, res *Resource) (nego
 	case info.name:
 		return n, in, wo, nil
 	case "":
-		return n, nil, wo, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", info.name))
+		return n, nil, wo, apistatus.BadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", info.name))
 	default:
-		return n, nil, wo, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.meta.Name, info.name))
+		return n, nil, wo, apistatus.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.meta.Name, info.name))
 	}
 }
 
@@ -47,7 +48,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info reque
 	}
 	ns := nsFor(res, info)
 	if res.Namespaced && in.meta.Namespace != "" && in.meta.Namespace != ns {
-		writeStatus(w, r, errBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+		writeStatus(w, r, apistatus.BadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 		return
 	}
 	obj, created, err := s.update(r.Context(), res, ns, info.subresource, in, wo)
@@ -72,7 +73,7 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 		cur := s.store.Get(table, key)
 		if cur == nil {
 			if subresource != "" || !res.CreateOnUpdate {
-				return nil, false, errNotFound(res, in.meta.Name)
+				return nil, false, apistatus.NotFound(res.gr(), in.meta.Name)
 			}
 			// The resourceVersion of a PUT that creates is ignored.
 			in.meta.ResourceVersion = ""
@@ -85,10 +86,10 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 		}
 		conditional := in.meta.ResourceVersion != ""
 		if !conditional && (res.RequireResourceVersion || res.Custom) {
-			return nil, false, errInvalid(res.Group, res.Name, in.meta.Name, []fieldError{invalidRaw("metadata.resourceVersion", "0", "must be specified for an update")})
+			return nil, false, apistatus.Invalid(res.Group, res.Name, in.meta.Name, []apistatus.FieldError{apistatus.FieldInvalidRaw("metadata.resourceVersion", "0", "must be specified for an update")})
 		}
 		if conditional && in.meta.ResourceVersion != cur.Meta.ResourceVersion {
-			return nil, false, errConflict(res, in.meta.Name, msgModified)
+			return nil, false, apistatus.Conflict(res.gr(), in.meta.Name, apistatus.MsgModified)
 		}
 		next, err := s.prepareUpdate(ctx, res, cur, in.meta, in.rest, subresource, wo.manager, in.apiVersion)
 		if err != nil {
@@ -103,13 +104,13 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 		obj, err := s.commitUpdate(ctx, res, cur, next)
 		if errors.Is(err, storage.ErrChanged) {
 			if conditional {
-				return nil, false, errConflict(res, in.meta.Name, msgModified)
+				return nil, false, apistatus.Conflict(res.gr(), in.meta.Name, apistatus.MsgModified)
 			}
 			continue
 		}
 		return obj, false, err
 	}
-	return nil, false, errConflict(res, in.meta.Name, msgModified)
+	return nil, false, apistatus.Conflict(res.gr(), in.meta.Name, apistatus.MsgModified)
 }
 
 // prepareUpdate computes the next version of cur from a new metadata and
@@ -150,7 +151,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 			m.UID = old.UID
 		}
 		if m.UID != old.UID {
-			return nil, errInvalid(res.Group, res.Kind, m.Name, []fieldError{invalid("metadata.uid", m.UID, "field is immutable")})
+			return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, []apistatus.FieldError{apistatus.FieldInvalid("metadata.uid", m.UID, "field is immutable")})
 		}
 		m.Namespace = old.Namespace
 		m.CreationTimestamp = old.CreationTimestamp
@@ -167,11 +168,11 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 				}
 			}
 			if len(added) > 0 {
-				return nil, errInvalid(res.Group, res.Kind, m.Name, []fieldError{forbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
+				return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, []apistatus.FieldError{apistatus.FieldForbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
 			}
 		}
 		if errs := validateMeta(res, m); len(errs) > 0 {
-			return nil, errInvalid(res.Group, res.Kind, m.Name, errs)
+			return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 		}
 		if res.Generation && !sameSpec(oldRest, rest, res.hasStatus()) {
 			m.Generation = old.Generation + 1
@@ -217,7 +218,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 	if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(live, written, updateType(res, apiVersion), apply.Request{
 		Manager: manager, APIVersion: apiVersion, Subresource: subresource,
 		StatusSubresource: res.hasStatus(), Now: s.clock.Now()})); err != nil {
-		return nil, errInternal(err)
+		return nil, apistatus.Internal(err)
 	}
 	return storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)
 }

@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/meta"
@@ -33,9 +34,9 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, errTooLarge(limit)
+			return nil, apistatus.TooLarge(limit)
 		}
-		return nil, errBadRequest(fmt.Sprintf("reading the request body: %v", err))
+		return nil, apistatus.BadRequest(fmt.Sprintf("reading the request body: %v", err))
 	}
 	return data, nil
 }
@@ -47,7 +48,7 @@ func toJSON(data []byte, mediaType string) ([]byte, error) {
 	}
 	j, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return nil, errBadRequest(fmt.Sprintf("error converting YAML to JSON: %v", err))
+		return nil, apistatus.BadRequest(fmt.Sprintf("error converting YAML to JSON: %v", err))
 	}
 	return j, nil
 }
@@ -58,15 +59,15 @@ func toJSON(data []byte, mediaType string) ([]byte, error) {
 func (s *Server) decodeObject(res *Resource, version string, data []byte, validation string) (*incoming, error) {
 	parsed, err := jsonv.Parse(data)
 	if err != nil {
-		return nil, errBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
+		return nil, apistatus.BadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
 	}
 	doc := parsed.Value
 	if doc.Kind != jsonv.Object {
-		return nil, errBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: json: cannot unmarshal %v into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", doc.Kind))
+		return nil, apistatus.BadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: json: cannot unmarshal %v into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", doc.Kind))
 	}
 	in := &incoming{kind: res.Kind, apiVersion: gv(res.Group, version)}
 	cannot := func(format string, args ...any) *meta.Status {
-		return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", in.kind, version, res.Kind, fmt.Sprintf(format, args...)))
+		return apistatus.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", in.kind, version, res.Kind, fmt.Sprintf(format, args...)))
 	}
 	var metaRaw *jsonv.Value
 	for i := range doc.Obj {
@@ -74,14 +75,14 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 		switch m.Key {
 		case "kind":
 			if m.Value.Kind != jsonv.String {
-				return nil, errBadRequest("couldn't get version/kind; json parse error: json: cannot unmarshal kind: not a string")
+				return nil, apistatus.BadRequest("couldn't get version/kind; json parse error: json: cannot unmarshal kind: not a string")
 			}
 			if m.Value.Str != "" {
 				in.kind = m.Value.Str
 			}
 		case "apiVersion":
 			if m.Value.Kind != jsonv.String {
-				return nil, errBadRequest("couldn't get version/kind; json parse error: json: cannot unmarshal apiVersion: not a string")
+				return nil, apistatus.BadRequest("couldn't get version/kind; json parse error: json: cannot unmarshal apiVersion: not a string")
 			}
 			if m.Value.Str != "" {
 				in.apiVersion = m.Value.Str
@@ -128,7 +129,7 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 			return nil, cannot("%v", err)
 		}
 	}
-	var customErrs []fieldError
+	var customErrs []apistatus.FieldError
 	if res.Custom && res.customSchema != nil {
 		cw := &customWalk{}
 		in.rest = cw.members(in.rest, res.customSchema, "")
@@ -146,7 +147,7 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 		in.warnings = walk.fields
 	}
 	if len(customErrs) > 0 {
-		return nil, errInvalid(res.Group, res.Kind, in.meta.Name, customErrs)
+		return nil, apistatus.Invalid(res.Group, res.Kind, in.meta.Name, customErrs)
 	}
 	return in, nil
 }
@@ -213,7 +214,7 @@ func (s *Server) decodePatched(res *Resource, version string, patched []byte, va
 	in, err := s.decodeObject(res, version, patched, validation)
 	var be *bodyError
 	if errors.As(err, &be) {
-		return nil, errInvalid("", "", "", []fieldError{invalid("patch", string(patched), be.detail)})
+		return nil, apistatus.Invalid("", "", "", []apistatus.FieldError{apistatus.FieldInvalid("patch", string(patched), be.detail)})
 	}
 	return in, err
 }

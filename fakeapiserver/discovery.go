@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 )
 
 // Discovery: /version, the legacy documents (/api, /apis, /apis/g,
@@ -18,7 +20,7 @@ const mediaAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroup
 // serveNonResource serves everything that is not under a group-version.
 func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeStatus(w, r, errPathNotFound())
+		writeStatus(w, r, apistatus.PathNotFound())
 		return
 	}
 	path := strings.TrimSuffix(r.URL.Path, "/")
@@ -61,7 +63,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		writeStatus(w, r, errPathNotFound())
+		writeStatus(w, r, apistatus.PathNotFound())
 	case path == "/openapi/v2":
 		s.serveOpenAPIV2(w, r)
 	case path == "/openapi/v3":
@@ -69,7 +71,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "/openapi/v3/"):
 		s.serveOpenAPIGroupVersion(w, r, strings.TrimPrefix(path, "/openapi/v3/"))
 	default:
-		writeStatus(w, r, errPathNotFound())
+		writeStatus(w, r, apistatus.PathNotFound())
 	}
 }
 
@@ -116,7 +118,7 @@ func apiGroupDoc(g apiGroup) apiGroupDocument {
 // /apis/g/v.
 func (s *Server) serveGroupVersionDiscovery(w http.ResponseWriter, r *http.Request, group, version string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeStatus(w, r, errMethodNotAllowed())
+		writeStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
 	for _, g := range s.registry.snapshot() {
@@ -147,7 +149,7 @@ func (s *Server) serveGroupVersionDiscovery(w http.ResponseWriter, r *http.Reque
 			return
 		}
 	}
-	writeStatus(w, r, errPathNotFound())
+	writeStatus(w, r, apistatus.PathNotFound())
 }
 
 // apiResourceDoc is one entry of an APIResourceList, fields in the real

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/pmap"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
@@ -351,7 +352,7 @@ func faultStatus(rule *FailRule) *meta.Status {
 		msg = rule.Message
 	}
 	code := int32(rule.Code)
-	st := newStatus(code, reason, msg)
+	st := apistatus.New(code, reason, msg)
 	if rule.RetryAfterSeconds > 0 {
 		st.Details = &meta.StatusDetails{RetryAfterSeconds: int32(rule.RetryAfterSeconds)}
 	}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/pmap"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
@@ -145,18 +146,18 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 		// current state, limit ignored.
 		tok, err := decodeContinue(o.cont)
 		if err != nil {
-			return listResult{}, errBadRequest("invalid continue token: " + err.Error())
+			return listResult{}, apistatus.BadRequest("invalid continue token: " + err.Error())
 		}
 		snap, readRV := s.staleOrCurrent(table)
 		return s.page(snap, readRV, namespace, tok.Start, 0, issued, o, res), nil
 	}
 	if o.cont != "" {
 		if o.rv != "" && o.rv != "0" {
-			return listResult{}, errBadRequest("specifying resource version is not allowed when using continue")
+			return listResult{}, apistatus.BadRequest("specifying resource version is not allowed when using continue")
 		}
 		tok, err := decodeContinue(o.cont)
 		if err != nil {
-			return listResult{}, errBadRequest("invalid continue token: " + err.Error())
+			return listResult{}, apistatus.BadRequest("invalid continue token: " + err.Error())
 		}
 		if f := s.faults.takeContinueExpiry(res); f != nil {
 			return listResult{}, s.expiredContinue(tok, f.inconsistent)
@@ -182,7 +183,7 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 	} else {
 		rv, err := parseRV(o.rv)
 		if err != nil {
-			return listResult{}, errBadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.rv, err))
+			return listResult{}, apistatus.BadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.rv, err))
 		}
 		exact := o.match == matchExact || (o.match == "" && rv > 0 && limit > 0)
 		switch {
@@ -196,7 +197,7 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 			}
 			if snap, err = s.store.At(table, rv); err != nil {
 				if errors.Is(err, storage.ErrCompacted) {
-					return listResult{}, errExpired(msgListExpired)
+					return listResult{}, apistatus.Expired(msgListExpired)
 				}
 				return listResult{}, err
 			}
@@ -215,9 +216,9 @@ func (s *Server) list(ctx context.Context, res *Resource, namespace string, o li
 // inconsistent offers a token that continues at the latest state.
 func (s *Server) expiredContinue(tok continueToken, inconsistent bool) error {
 	if !inconsistent {
-		return errExpired(msgContinueExpired)
+		return apistatus.Expired(msgContinueExpired)
 	}
-	st := errExpired(msgInconsistentContinue)
+	st := apistatus.Expired(msgInconsistentContinue)
 	st.ListMeta.Continue = encodeContinue(-1, tok.Start, s.clock.Now().Unix())
 	return st
 }
@@ -237,7 +238,7 @@ func (s *Server) waitForRV(ctx context.Context, rv int64) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return errTooLargeRV(rv, s.store.ResourceVersion())
+	return apistatus.TooLargeRV(rv, s.store.ResourceVersion())
 }
 
 // page collects up to limit matching objects after start, in key order.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/selector"
 )
@@ -38,10 +39,10 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watc
 	var o listOptions
 	var err error
 	if o.labels, err = selector.ParseLabels(q.Get("labelSelector")); err != nil {
-		return o, errBadRequest(err.Error())
+		return o, apistatus.BadRequest(err.Error())
 	}
 	if o.fields, err = selector.ParseFields(q.Get("fieldSelector")); err != nil {
-		return o, errBadRequest(err.Error())
+		return o, apistatus.BadRequest(err.Error())
 	}
 	o.rv = q.Get("resourceVersion")
 	if isWatch {
@@ -49,14 +50,14 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watc
 		// fake server never answers 500 to what a client sent, so it
 		// refuses the parameter as a list does (docs/fidelity.md).
 		if _, err := parseRV(o.rv); err != nil {
-			return o, errBadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.rv, err))
+			return o, apistatus.BadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.rv, err))
 		}
 	}
 	o.match = q.Get("resourceVersionMatch")
 	o.cont = q.Get("continue")
 	if v := q.Get("limit"); v != "" {
 		if o.limit, err = strconv.ParseInt(v, 10, 64); err != nil {
-			return o, errBadRequest(err.Error())
+			return o, apistatus.BadRequest(err.Error())
 		}
 		if o.limit < 0 {
 			o.limit = 0
@@ -65,7 +66,7 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watc
 	if v := q.Get("timeoutSeconds"); v != "" {
 		t, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return o, errBadRequest(err.Error())
+			return o, apistatus.BadRequest(err.Error())
 		}
 		o.timeoutSeconds = &t
 	}
@@ -83,21 +84,21 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watc
 		o.match = matchNotOlderThan
 	}
 	if errs := o.validate(isWatch, watchList); len(errs) > 0 {
-		return o, errInvalidListOptions(errs)
+		return o, apistatus.InvalidListOptions(errs)
 	}
 
 	for _, req := range o.fields.Requirements() {
 		if !res.fieldAllowed(req.Field) {
-			return o, errBadRequest(res.fieldErrorMessage(req.Field))
+			return o, apistatus.BadRequest(res.fieldErrorMessage(req.Field))
 		}
 	}
 	if name != "" {
 		if !o.fields.Empty() {
 			if v, ok := o.fields.RequiresExactMatch("metadata.name"); !ok || v != name {
-				return o, errBadRequest("fieldSelector metadata.name doesn't match requested name")
+				return o, apistatus.BadRequest("fieldSelector metadata.name doesn't match requested name")
 			}
 		} else if o.fields, err = selector.ParseFields("metadata.name=" + selector.EscapeFieldValue(name)); err != nil {
-			return o, errBadRequest(err.Error())
+			return o, apistatus.BadRequest(err.Error())
 		}
 	}
 	return o, nil
@@ -113,44 +114,44 @@ func queryBool(vs []string) bool {
 	return vs[0] != "0" && !strings.EqualFold(vs[0], "false")
 }
 
-func (o listOptions) validate(isWatch, watchList bool) []fieldError {
-	var errs []fieldError
+func (o listOptions) validate(isWatch, watchList bool) []apistatus.FieldError {
+	var errs []apistatus.FieldError
 	if isWatch {
 		if o.sendInitialEvents != nil && o.match != matchNotOlderThan {
-			errs = append(errs, forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+			errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
 		}
 		if o.sendInitialEvents != nil && !watchList {
-			errs = append(errs, forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
+			errs = append(errs, apistatus.FieldForbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
 		}
 		if o.match != "" {
 			if o.sendInitialEvents == nil {
-				errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+				errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
 			}
 			if o.match != matchNotOlderThan {
-				errs = append(errs, notSupported("resourceVersionMatch", o.match, matchNotOlderThan))
+				errs = append(errs, apistatus.FieldNotSupported("resourceVersionMatch", o.match, matchNotOlderThan))
 			}
 			if o.cont != "" {
-				errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+				errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
 			}
 		}
 		return errs
 	}
 	if o.match != "" {
 		if o.rv == "" {
-			errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+			errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
 		}
 		if o.cont != "" {
-			errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
 		}
 		if o.match != matchExact && o.match != matchNotOlderThan {
-			errs = append(errs, notSupported("resourceVersionMatch", o.match, matchExact, matchNotOlderThan, ""))
+			errs = append(errs, apistatus.FieldNotSupported("resourceVersionMatch", o.match, matchExact, matchNotOlderThan, ""))
 		}
 		if o.match == matchExact && o.rv == "0" {
-			errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
+			errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
 		}
 	}
 	if o.sendInitialEvents != nil {
-		errs = append(errs, forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+		errs = append(errs, apistatus.FieldForbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
 	}
 	return errs
 }

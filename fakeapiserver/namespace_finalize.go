@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
@@ -26,7 +27,7 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 		if fs := spec.Get("finalizers"); fs != nil && fs.Kind == jsonv.Array {
 			for i, f := range fs.Arr {
 				if f.Kind != jsonv.String || f.Str == "" {
-					writeStatus(w, r, errInvalid("", "Namespace", info.name, []fieldError{invalid(fmt.Sprintf("spec.finalizers[%d]", i), f.Str, "name part must be non-empty")}))
+					writeStatus(w, r, apistatus.Invalid("", "Namespace", info.name, []apistatus.FieldError{apistatus.FieldInvalid(fmt.Sprintf("spec.finalizers[%d]", i), f.Str, "name part must be non-empty")}))
 					return
 				}
 			}
@@ -36,11 +37,11 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(res.storageKey(), info.name)
 		if cur == nil {
-			writeStatus(w, r, errNotFound(res, info.name))
+			writeStatus(w, r, apistatus.NotFound(res.gr(), info.name))
 			return
 		}
 		if rv := in.meta.ResourceVersion; rv != "" && rv != cur.Meta.ResourceVersion {
-			writeStatus(w, r, errConflict(res, info.name, msgModified))
+			writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
 			return
 		}
 		next, err := rewritten(res, cur, true, func(_ *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
@@ -68,5 +69,5 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 		writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, gv(res.Group, info.version)))
 		return
 	}
-	writeStatus(w, r, errConflict(res, info.name, msgModified))
+	writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
 }

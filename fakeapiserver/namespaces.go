@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
@@ -61,7 +62,7 @@ func namespaceSpecDefault(rest []jsonv.Member) []jsonv.Member {
 func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *storage.Object, _ deleteOptions) (bool, *storage.Object, error) {
 	name := cur.Meta.Name
 	if protectedNamespaces[name] {
-		st := newStatus(403, meta.ReasonForbidden, fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", name))
+		st := apistatus.New(403, meta.ReasonForbidden, fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", name))
 		st.Details = &meta.StatusDetails{Name: name, Kind: "namespaces"}
 		return true, nil, st
 	}
@@ -81,7 +82,7 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *st
 			return next.WithResourceVersion(rv)
 		})
 		if errors.Is(err, storage.ErrChanged) {
-			return true, nil, errConflict(res, name, msgModified)
+			return true, nil, apistatus.Conflict(res.gr(), name, apistatus.MsgModified)
 		}
 		if err != nil {
 			return true, nil, err

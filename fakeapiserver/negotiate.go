@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 )
 
 // Content negotiation: the server speaks JSON (and YAML for single
@@ -112,7 +114,7 @@ func negotiateAccept(r *http.Request, stream, tables bool) (negotiation, error) 
 			}
 			include, err := tbl.ParseIncludeObject(r.URL.Query().Get("includeObject"))
 			if err != nil {
-				return n, errBadRequest("Unable to convert to Table as requested: " + err.Error())
+				return n, apistatus.BadRequest("Unable to convert to Table as requested: " + err.Error())
 			}
 			n.format = formatTable
 			n.tableAPIVersion = "meta.k8s.io/" + params["v"]
@@ -124,7 +126,7 @@ func negotiateAccept(r *http.Request, stream, tables bool) (negotiation, error) 
 			continue
 		}
 	}
-	return n, errNotAcceptable()
+	return n, apistatus.NotAcceptable()
 }
 
 // isPretty reports whether the response should be indented: ?pretty=true,
@@ -149,15 +151,15 @@ func bodyMediaType(r *http.Request) (string, error) {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return "", errUnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
+		return "", apistatus.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
 	}
 	switch mt {
 	case mediaJSON, mediaYAML:
 		return mt, nil
 	case mediaProtobuf:
-		return "", errUnsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (this server does not read protobuf: set ContentType: "application/json" in your client configuration, e.g. client-go's rest.Config)`)
+		return "", apistatus.UnsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (this server does not read protobuf: set ContentType: "application/json" in your client configuration, e.g. client-go's rest.Config)`)
 	default:
-		return "", errUnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
+		return "", apistatus.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
 	}
 }
 
@@ -169,9 +171,9 @@ func (n negotiation) checkTarget(res *Resource, list bool) error {
 		return nil
 	}
 	if list {
-		return newStatus(406, "NotAcceptable", fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%sList)", goTypeName(res)))
+		return apistatus.New(406, "NotAcceptable", fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%sList)", goTypeName(res)))
 	}
-	return newStatus(406, "NotAcceptable", fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", goTypeName(res)))
+	return apistatus.New(406, "NotAcceptable", fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", goTypeName(res)))
 }
 
 // goTypeName approximates the real server's internal Go type name of a

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 )
 
@@ -56,7 +57,7 @@ func (s *Server) serveOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request
 	docs, _ := s.openAPIDocs()
 	doc, ok := docs[strings.TrimSuffix(gvPath, "/")]
 	if !ok {
-		writeStatus(w, r, errPathNotFound())
+		writeStatus(w, r, apistatus.PathNotFound())
 		return
 	}
 	writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, doc)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	}
 	doc, err := s.openAPIV2()
 	if err != nil {
-		writeStatus(w, r, errInternal(err))
+		writeStatus(w, r, apistatus.Internal(err))
 		return
 	}
 	w.Header().Set("Vary", "Accept")

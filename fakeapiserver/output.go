@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -98,7 +99,7 @@ func writeStatus(w http.ResponseWriter, r *http.Request, st *meta.Status) {
 
 // writeError sends err as a Status.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	writeStatus(w, r, asStatus(err))
+	writeStatus(w, r, apistatus.From(err))
 }
 
 // marshal encodes a server-built document (discovery, lists of metadata).

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
@@ -20,7 +21,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	}
 	res := s.registry.lookup(info.group, info.version, info.resource)
 	if res == nil || (!res.Namespaced && info.namespace != "") {
-		writeStatus(w, r, errPathNotFound())
+		writeStatus(w, r, apistatus.PathNotFound())
 		return
 	}
 	if info.subresource == "binding" && res.storageKey() == "/pods" && info.verb == "create" {
@@ -34,18 +35,18 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	finalize := info.subresource == "finalize" && res.storageKey() == "/namespaces" && info.verb == "update"
 	if info.subresource != "" {
 		if (info.subresource != "status" || !res.hasStatus()) && !scale && !finalize {
-			writeStatus(w, r, errPathNotFound())
+			writeStatus(w, r, apistatus.PathNotFound())
 			return
 		}
 		switch info.verb {
 		case "get", "update", "patch":
 		default:
-			writeStatus(w, r, errMethodNotAllowed())
+			writeStatus(w, r, apistatus.MethodNotAllowed())
 			return
 		}
 	}
 	if info.verb == "" || !res.hasVerb(info.verb) || ((info.verb == "update" || info.verb == "patch") && info.name == "") {
-		writeStatus(w, r, errMethodNotAllowed())
+		writeStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
 	if err := s.authorize(r, info, res); err != nil {
@@ -82,7 +83,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	case "deletecollection":
 		s.handleDeleteCollection(w, r, info, res)
 	default:
-		writeStatus(w, r, errMethodNotAllowed())
+		writeStatus(w, r, apistatus.MethodNotAllowed())
 	}
 }
 
@@ -100,7 +101,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestI
 	if rv := r.URL.Query().Get("resourceVersion"); rv != "" {
 		n, err := parseRV(rv)
 		if err != nil {
-			writeStatus(w, r, errBadRequest("invalid resource version: resourceVersion: Invalid value: \""+rv+"\": "+err.Error()))
+			writeStatus(w, r, apistatus.BadRequest("invalid resource version: resourceVersion: Invalid value: \""+rv+"\": "+err.Error()))
 			return
 		}
 		if err := s.waitForRV(r.Context(), n); err != nil {
@@ -110,7 +111,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestI
 	}
 	obj := s.store.Get(res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name))
 	if obj == nil {
-		writeStatus(w, r, errNotFound(res, info.name))
+		writeStatus(w, r, apistatus.NotFound(res.gr(), info.name))
 		return
 	}
 	if n.format == formatTable {

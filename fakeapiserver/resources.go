@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
@@ -115,6 +116,11 @@ func (r *Resource) groupResource() string {
 		return r.Name
 	}
 	return r.Name + "." + r.Group
+}
+
+// gr names the resource in Status messages and details.
+func (r *Resource) gr() apistatus.GroupResource {
+	return apistatus.GroupResource{Group: r.Group, Resource: r.Name}
 }
 
 // groupKind returns "Kind" or "Kind.group", as the server names a kind in

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/reviewpb"
 )
 
@@ -25,9 +26,9 @@ func (s *Server) readVirtualBody(r *http.Request, res *Resource, version string)
 		out, err := reviewpb.Decode(data)
 		switch {
 		case errors.Is(err, reviewpb.ErrUnsupportedKind):
-			return nil, errBadRequest(fmt.Sprintf("the protobuf body does not hold a %s: %v", res.Kind, err))
+			return nil, apistatus.BadRequest(fmt.Sprintf("the protobuf body does not hold a %s: %v", res.Kind, err))
 		case err != nil:
-			return nil, errBadRequest(fmt.Sprintf("the protobuf body of the %s could not be read: %v", res.Kind, err))
+			return nil, apistatus.BadRequest(fmt.Sprintf("the protobuf body of the %s could not be read: %v", res.Kind, err))
 		}
 		return out, nil
 	}

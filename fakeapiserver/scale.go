@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -108,7 +109,7 @@ func jsonPath(p string) []string {
 func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
 	sc := s.scaleFor(res)
 	if sc == nil {
-		writeStatus(w, r, errPathNotFound())
+		writeStatus(w, r, apistatus.PathNotFound())
 		return
 	}
 	negotiateFor := negotiate
@@ -125,14 +126,14 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info request
 	case "get":
 		obj = s.store.Get(res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name))
 		if obj == nil {
-			err = errNotFound(res, info.name)
+			err = apistatus.NotFound(res.gr(), info.name)
 		}
 	case "update":
 		obj, err = s.scaleUpdate(r, info, res, sc)
 	case "patch":
 		obj, err = s.scalePatch(r, info, res, sc)
 	default:
-		err = errMethodNotAllowed()
+		err = apistatus.MethodNotAllowed()
 	}
 	if err != nil {
 		writeError(w, r, err)
@@ -306,7 +307,7 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc
 		// merge patch does.
 		apply = patch.Merge
 	default:
-		return nil, errUnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaStrategicPatch))
+		return nil, apistatus.UnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaStrategicPatch))
 	}
 	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
@@ -319,7 +320,7 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name))
 		if cur == nil {
-			return nil, errNotFound(res, info.name)
+			return nil, apistatus.NotFound(res.gr(), info.name)
 		}
 		scale, err := scaleOf(cur, sc)
 		if err != nil {
@@ -345,7 +346,7 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc
 		}
 		return obj, err
 	}
-	return nil, errConflict(res, info.name, msgModified)
+	return nil, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified)
 }
 
 // scaleWrite is a decoded Scale to write.
@@ -361,27 +362,27 @@ func decodeScale(data []byte, name string) (*scaleWrite, error) {
 	var in scaleWrite
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&in.scaleObject); err != nil {
-		return nil, errBadRequest(fmt.Sprintf("error decoding Scale: %v", err))
+		return nil, apistatus.BadRequest(fmt.Sprintf("error decoding Scale: %v", err))
 	}
 	if in.Kind != "" && in.Kind != "Scale" {
-		return nil, errBadRequest(fmt.Sprintf("the body must be a Scale (%s), not %s", scaleGroupVersion, in.Kind))
+		return nil, apistatus.BadRequest(fmt.Sprintf("the body must be a Scale (%s), not %s", scaleGroupVersion, in.Kind))
 	}
 	switch in.Metadata.Name {
 	case name:
 	case "":
-		return nil, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", name))
+		return nil, apistatus.BadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", name))
 	default:
-		return nil, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.Metadata.Name, name))
+		return nil, apistatus.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.Metadata.Name, name))
 	}
 	replicas := int64(0)
 	if in.Spec.Replicas != nil {
 		replicas = *in.Spec.Replicas
 	}
 	if replicas < 0 {
-		return nil, errInvalid("autoscaling", "Scale", name, []fieldError{invalidRaw("spec.replicas", strconv.FormatInt(replicas, 10), "must be greater than or equal to 0")})
+		return nil, apistatus.Invalid("autoscaling", "Scale", name, []apistatus.FieldError{apistatus.FieldInvalidRaw("spec.replicas", strconv.FormatInt(replicas, 10), "must be greater than or equal to 0")})
 	}
 	if replicas > math.MaxInt32 {
-		return nil, errBadRequest(fmt.Sprintf("error decoding Scale: spec.replicas: %d does not fit in an int32", replicas))
+		return nil, apistatus.BadRequest(fmt.Sprintf("error decoding Scale: spec.replicas: %d does not fit in an int32", replicas))
 	}
 	return &in, nil
 }
@@ -396,16 +397,16 @@ func (s *Server) scaleTo(ctx context.Context, res *Resource, info requestInfo, s
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, key)
 		if cur == nil {
-			return nil, errNotFound(res, info.name)
+			return nil, apistatus.NotFound(res.gr(), info.name)
 		}
 		if in.expect != nil && cur != in.expect {
 			return nil, storage.ErrChanged
 		}
 		if rv := in.Metadata.ResourceVersion; rv != "" && rv != cur.Meta.ResourceVersion {
-			return nil, errConflict(res, info.name, msgModified)
+			return nil, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified)
 		}
 		if in.Metadata.UID != "" && in.Metadata.UID != cur.Meta.UID {
-			return nil, errConflict(res, info.name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.Meta.UID))
+			return nil, apistatus.Conflict(res.gr(), info.name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.Meta.UID))
 		}
 		rest, err := restOf(cur)
 		if err != nil {
@@ -422,13 +423,13 @@ func (s *Server) scaleTo(ctx context.Context, res *Resource, info requestInfo, s
 		case errors.Is(err, storage.ErrChanged) && in.expect != nil:
 			return nil, storage.ErrChanged
 		case errors.Is(err, storage.ErrChanged) && in.Metadata.ResourceVersion != "":
-			return nil, errConflict(res, info.name, msgModified)
+			return nil, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified)
 		case errors.Is(err, storage.ErrChanged):
 			continue
 		}
 		return obj, err
 	}
-	return nil, errConflict(res, info.name, msgModified)
+	return nil, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified)
 }
 
 // setPath sets the member at path (at least one key) in rest, creating

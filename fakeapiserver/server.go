@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
@@ -275,7 +276,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.lifeMu.Lock()
 	if s.closing {
 		s.lifeMu.Unlock()
-		writeStatus(w, r, newStatus(503, "ServiceUnavailable", "the server is shutting down"))
+		writeStatus(w, r, apistatus.New(503, "ServiceUnavailable", "the server is shutting down"))
 		return
 	}
 	s.handlers.Add(1)
@@ -314,7 +315,7 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, start time.Time, not
 // any fault that was injected.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 	if r.ContentLength > s.opts.MaxRequestBodyBytes {
-		writeStatus(w, r, errTooLarge(s.opts.MaxRequestBodyBytes))
+		writeStatus(w, r, apistatus.TooLarge(s.opts.MaxRequestBodyBytes))
 		return ""
 	}
 	if r.Body != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/selector"
 )
@@ -79,38 +80,38 @@ func nameProblems(name string, rule NameRule) []string {
 }
 
 // validateMeta checks metadata common to create and update.
-func validateMeta(res *Resource, m *meta.ObjectMeta) []fieldError {
-	var errs []fieldError
+func validateMeta(res *Resource, m *meta.ObjectMeta) []apistatus.FieldError {
+	var errs []apistatus.FieldError
 	if m.Name == "" {
-		errs = append(errs, required("metadata.name", "name or generateName is required"))
+		errs = append(errs, apistatus.FieldRequired("metadata.name", "name or generateName is required"))
 	} else {
 		for _, p := range nameProblems(m.Name, res.NameRule) {
-			errs = append(errs, invalid("metadata.name", m.Name, p))
+			errs = append(errs, apistatus.FieldInvalid("metadata.name", m.Name, p))
 		}
 	}
 	if res.Namespaced {
 		if m.Namespace == "" {
-			errs = append(errs, required("metadata.namespace", ""))
+			errs = append(errs, apistatus.FieldRequired("metadata.namespace", ""))
 		}
 	} else if m.Namespace != "" {
-		errs = append(errs, forbidden("metadata.namespace", "not allowed on this type"))
+		errs = append(errs, apistatus.FieldForbidden("metadata.namespace", "not allowed on this type"))
 	}
 	if m.Generation < 0 {
-		errs = append(errs, invalidRaw("metadata.generation", fmt.Sprint(m.Generation), "must be greater than or equal to 0"))
+		errs = append(errs, apistatus.FieldInvalidRaw("metadata.generation", fmt.Sprint(m.Generation), "must be greater than or equal to 0"))
 	}
 	for k, v := range m.Labels {
 		if err := selector.ValidateLabelKey(k); err != nil {
-			errs = append(errs, invalid("metadata.labels", k, err.Error()))
+			errs = append(errs, apistatus.FieldInvalid("metadata.labels", k, err.Error()))
 		}
 		if err := selector.ValidateLabelValue(v); err != nil {
-			errs = append(errs, invalid("metadata.labels", v, err.Error()))
+			errs = append(errs, apistatus.FieldInvalid("metadata.labels", v, err.Error()))
 		}
 	}
 	size := 0
 	for k, v := range m.Annotations {
 		size += len(k) + len(v)
 		if err := selector.ValidateLabelKey(k); err != nil {
-			errs = append(errs, invalid("metadata.annotations", k, err.Error()))
+			errs = append(errs, apistatus.FieldInvalid("metadata.annotations", k, err.Error()))
 		}
 	}
 	if size > 256*1024 {
@@ -119,16 +120,16 @@ func validateMeta(res *Resource, m *meta.ObjectMeta) []fieldError {
 	for i, ref := range m.OwnerReferences {
 		p := fmt.Sprintf("metadata.ownerReferences[%d]", i)
 		if ref.APIVersion == "" {
-			errs = append(errs, invalid(p+".apiVersion", ref.APIVersion, "version must not be empty"))
+			errs = append(errs, apistatus.FieldInvalid(p+".apiVersion", ref.APIVersion, "version must not be empty"))
 		}
 		if ref.Kind == "" {
-			errs = append(errs, invalid(p+".kind", ref.Kind, "kind must not be empty"))
+			errs = append(errs, apistatus.FieldInvalid(p+".kind", ref.Kind, "kind must not be empty"))
 		}
 		if ref.Name == "" {
-			errs = append(errs, invalid(p+".name", ref.Name, "name must not be empty"))
+			errs = append(errs, apistatus.FieldInvalid(p+".name", ref.Name, "name must not be empty"))
 		}
 		if ref.UID == "" {
-			errs = append(errs, invalid(p+".uid", ref.UID, "uid must not be empty"))
+			errs = append(errs, apistatus.FieldInvalid(p+".uid", ref.UID, "uid must not be empty"))
 		}
 	}
 	for i, f := range m.Finalizers {
@@ -137,32 +138,28 @@ func validateMeta(res *Resource, m *meta.ObjectMeta) []fieldError {
 			continue
 		}
 		if err := selector.ValidateLabelKey(f); err != nil {
-			errs = append(errs, invalid(fmt.Sprintf("metadata.finalizers[%d]", i), f, err.Error()))
+			errs = append(errs, apistatus.FieldInvalid(fmt.Sprintf("metadata.finalizers[%d]", i), f, err.Error()))
 		}
 	}
 	return errs
 }
 
-// causeFieldValueTooLong is the cause type of a value over its length
-// limit.
-const causeFieldValueTooLong meta.CauseType = "FieldValueTooLong"
-
 // tooLong is the real server's error for a value over limit bytes (the
 // value itself is not shown).
-func tooLong(field string, limit int) fieldError {
-	return fieldError{typ: causeFieldValueTooLong, field: field, detail: fmt.Sprintf("may not be more than %d bytes", limit)}
+func tooLong(field string, limit int) apistatus.FieldError {
+	return apistatus.FieldError{Type: apistatus.CauseFieldValueTooLong, Field: field, Detail: fmt.Sprintf("may not be more than %d bytes", limit)}
 }
 
 // validateFieldManager checks the fieldManager parameter as the real
 // server does: at most 128 bytes, printable characters only.
-func validateFieldManager(manager string) []fieldError {
-	var errs []fieldError
+func validateFieldManager(manager string) []apistatus.FieldError {
+	var errs []apistatus.FieldError
 	if len(manager) > 128 {
 		errs = append(errs, tooLong("fieldManager", 128))
 	}
 	for i, r := range manager {
 		if !unicode.IsPrint(r) {
-			errs = append(errs, invalid("fieldManager", manager, fmt.Sprintf("invalid character %#U (at position %d)", r, i)))
+			errs = append(errs, apistatus.FieldInvalid("fieldManager", manager, fmt.Sprintf("invalid character %#U (at position %d)", r, i)))
 		}
 	}
 	return errs

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/meta"
@@ -22,7 +23,7 @@ import (
 // customWalk is one walk of a custom resource against its schema.
 type customWalk struct {
 	// errs are the type errors, in the order found.
-	errs []fieldError
+	errs []apistatus.FieldError
 	// fields are the unknown-field messages, in document order.
 	fields []string
 }
@@ -97,7 +98,7 @@ func (w *customWalk) value(v jsonv.Value, s *openapi.Schema, path string) jsonv.
 		}
 		if got == "number" {
 			// The validator's second complaint about a fraction.
-			w.errs = append(w.errs, fieldError{typ: meta.CauseFieldValueInvalid, field: "<nil>", value: `""`, detail: "Checked value must be of type integer (default format) in " + path})
+			w.errs = append(w.errs, apistatus.FieldError{Type: meta.CauseFieldValueInvalid, Field: "<nil>", Value: `""`, Detail: "Checked value must be of type integer (default format) in " + path})
 		}
 	case "string", "boolean":
 		if got != s.Type {
@@ -109,7 +110,7 @@ func (w *customWalk) value(v jsonv.Value, s *openapi.Schema, path string) jsonv.
 
 // typeError records a value of JSON type got where want was declared.
 func (w *customWalk) typeError(path, got, want string) {
-	w.errs = append(w.errs, invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, want, got)))
+	w.errs = append(w.errs, apistatus.FieldInvalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, want, got)))
 }
 
 // jsonSchemaType names v's type as the schema validator does: a number

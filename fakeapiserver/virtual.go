@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
@@ -120,15 +121,15 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *incoming) error {
 	target := findMember(in.rest, "target")
 	node := lookupString(target, "name")
 	if pods == nil || node == "" {
-		return errInvalid("", "Binding", in.meta.Name, []fieldError{required("target.name", "")})
+		return apistatus.Invalid("", "Binding", in.meta.Name, []apistatus.FieldError{apistatus.FieldRequired("target.name", "")})
 	}
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(pods.storageKey(), storage.ObjectKey(ns, in.meta.Name))
 		if cur == nil {
-			return errNotFound(pods, in.meta.Name)
+			return apistatus.NotFound(pods.gr(), in.meta.Name)
 		}
 		if v, _ := cur.Field("spec.nodeName"); v != "" {
-			return errConflict(pods, in.meta.Name, fmt.Sprintf("pod %s is already assigned to node %q", in.meta.Name, v))
+			return apistatus.Conflict(pods.gr(), in.meta.Name, fmt.Sprintf("pod %s is already assigned to node %q", in.meta.Name, v))
 		}
 		rest, err := restOf(cur)
 		if err != nil {
@@ -148,5 +149,5 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *incoming) error {
 			return err
 		}
 	}
-	return errConflict(pods, in.meta.Name, msgModified)
+	return apistatus.Conflict(pods.gr(), in.meta.Name, apistatus.MsgModified)
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -119,7 +120,7 @@ func (s *Server) parseWatch(r *http.Request, info requestInfo, res *Resource) (w
 	if _, err := parseRV(opts.rv); err != nil {
 		// The real server lets this storage error through as a 500
 		// without a reason.
-		return watchRequest{}, newStatus(500, meta.ReasonUnknown, invalid("resourceVersion", opts.rv, err.Error()).String())
+		return watchRequest{}, apistatus.New(500, meta.ReasonUnknown, apistatus.FieldInvalid("resourceVersion", opts.rv, err.Error()).String())
 	}
 	timeout := time.Duration(float64(s.opts.MinRequestTimeout) * (1 + s.jitter()))
 	if opts.timeoutSeconds != nil && *opts.timeoutSeconds > 0 {
@@ -145,7 +146,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	}
 	if initial && rv > 0 {
 		if err := s.waitForRV(ctx, rv); err != nil {
-			s.sendError(sink, asStatus(err))
+			s.sendError(sink, apistatus.From(err))
 			return
 		}
 	}
@@ -157,7 +158,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 		if wr.res.NoWatchCache {
 			msg = "The resourceVersion for the provided watch is too old."
 		}
-		s.sendError(sink, errExpired(msg))
+		s.sendError(sink, apistatus.Expired(msg))
 		return
 	case errors.Is(err, storage.ErrResourceGone):
 		sink.end()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -52,7 +53,7 @@ func websocketProtocols(r *http.Request) (token string, hasToken bool, rest []st
 // checkWebsocket applies the real server's rules before the upgrade.
 func (s *Server) checkWebsocket(r *http.Request) (string, error) {
 	if r.Header.Get("Origin") == "" {
-		return "", newStatus(403, meta.ReasonForbidden, "websocket requests must carry an Origin header")
+		return "", apistatus.New(403, meta.ReasonForbidden, "websocket requests must carry an Origin header")
 	}
 	_, hasToken, rest, err := websocketProtocols(r)
 	if err != nil {
@@ -62,7 +63,7 @@ func (s *Server) checkWebsocket(r *http.Request) (string, error) {
 		return "", errUnauthorized()
 	}
 	if len(rest) > 1 {
-		return "", errBadRequest("at most one websocket subprotocol may be requested, got " + strings.Join(rest, ", "))
+		return "", apistatus.BadRequest("at most one websocket subprotocol may be requested, got " + strings.Join(rest, ", "))
 	}
 	if len(rest) == 1 {
 		return rest[0], nil
