@@ -103,9 +103,18 @@ var (
 	// ErrNoResourceVersion: a list response carried no resourceVersion to
 	// watch from.
 	ErrNoResourceVersion = errors.New("list response has no resourceVersion")
-	// ErrContinueLoop: the server handed back the continue token it was
-	// given, which would page forever.
-	ErrContinueLoop = errors.New("server repeated the continue token")
+	// ErrContinueLoop: the server handed back a continue token it had
+	// already handed out during the same list (the one it was given, or
+	// any earlier one), which would page forever.
+	ErrContinueLoop = errors.New("server repeated a continue token")
+	// ErrListTooLarge: a list (all its pages, or a streaming list's
+	// initial events) passed Options.MaxListItems or MaxListPages.
+	ErrListTooLarge = errors.New("list too large")
+	// ErrInvalidResourceVersion: a watch event from a server that numbers
+	// its resourceVersions carried one that is not an unsigned integer.
+	// The event is not applied and the watch ends, to resume from the last
+	// good resourceVersion.
+	ErrInvalidResourceVersion = errors.New("watch event with a resourceVersion that is not an integer")
 	// ErrAlreadyRunning: Run or ListAndWatch was called while another call
 	// on the same Reflector had not returned.
 	ErrAlreadyRunning = errors.New("reflector is already running")
@@ -157,8 +166,13 @@ func Classify(err error) ErrorClass {
 		errors.Is(err, ErrInitialEventsIncomplete),
 		errors.Is(err, ErrNotStreaming),
 		errors.Is(err, ErrNoResourceVersion),
-		errors.Is(err, ErrContinueLoop):
+		errors.Is(err, ErrContinueLoop),
+		errors.Is(err, ErrInvalidResourceVersion):
 		return ClassProtocol
+	case errors.Is(err, ErrListTooLarge), isResponseTooLarge(err):
+		// Only a human can tell a hostile server from a bound set too
+		// low; retry every Backoff.Max.
+		return ClassNeedsHuman
 	}
 	if st := statusOf(err); st != nil {
 		switch {
@@ -211,8 +225,11 @@ func retryAfter(err error) time.Duration {
 }
 
 // maxRetryAfter caps a server's Retry-After, so a bad header cannot park
-// the reflector for a day.
-const maxRetryAfter = 10 * time.Minute
+// the reflector for a day: 32 s, the longest Retry-After kube-apiserver
+// sends (priority and fairness doubles its value up to 32 s; the
+// max-in-flight filter and a too-new resourceVersion ask for 1 s), and
+// just over the 30 s longest wait of the reflector's own backoff.
+const maxRetryAfter = 32 * time.Second
 
 // isNotFound reports a 404.
 func isNotFound(err error) bool { return statusOf(err).IsNotFound() }

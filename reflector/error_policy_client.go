@@ -24,3 +24,7 @@ func retryAfterFromClient(err error) time.Duration { return rest.SuggestsRetryAf
 // isInvalidRequest reports a request the rest client refused to build (an
 // empty resource, a namespace with a slash): a mistake in the program.
 func isInvalidRequest(err error) bool { return errors.Is(err, rest.ErrInvalidRequest) }
+
+// isResponseTooLarge reports a list page the rest client cut at one of its
+// bounds (Config.MaxListBytes, MaxListItems).
+func isResponseTooLarge(err error) bool { return errors.Is(err, rest.ErrResponseTooLarge) }

@@ -3,6 +3,7 @@ package reflector
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/meta"
@@ -70,6 +71,9 @@ func (b *buffer[T]) add(obj T) error {
 	if meta.IsNil(obj) {
 		return fmt.Errorf("item %d is nil", b.n)
 	}
+	if b.n >= b.r.opts.MaxListItems {
+		return fmt.Errorf("%w: more than %d objects (Options.MaxListItems)", ErrListTooLarge, b.r.opts.MaxListItems)
+	}
 	m := obj.GetObjectMeta()
 	if m.Name == "" {
 		b.r.report(&Error{Op: "store", Resource: b.r.opts.Name, Class: ClassNeedsHuman,
@@ -132,8 +136,12 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 	reuse := r.m.lastSync != ""
 	opts := base
 	page, listRV, restarted := 0, "", false
+	tokens := newTokenSet()
 	for {
 		page++
+		if page > r.opts.MaxListPages {
+			return outcome{err: fmt.Errorf("%w: more than %d pages (Options.MaxListPages)", ErrListTooLarge, r.opts.MaxListPages)}
+		}
 		r.trace(ListRequested{Page: page, Options: opts})
 		before := buf.n
 		var known Known[T]
@@ -154,6 +162,7 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 				buf = r.newBuffer()
 				opts, page, listRV, restarted = base, 0, "", true
 				opts.Limit = 0
+				tokens = newTokenSet()
 				continue
 			}
 			return outcome{err: err}
@@ -166,8 +175,8 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 		if lm.Continue == "" {
 			break
 		}
-		if lm.Continue == opts.Continue {
-			return outcome{err: fmt.Errorf("%w after page %d", ErrContinueLoop, page)}
+		if first, seen := tokens.add(lm.Continue, page); seen {
+			return outcome{err: fmt.Errorf("%w: page %d handed out the token of page %d", ErrContinueLoop, page, first)}
 		}
 		opts = ListOptions{Limit: base.Limit, Continue: lm.Continue}
 	}
@@ -183,4 +192,27 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 		return outcome{err: err}
 	}
 	return outcome{rv: listRV}
+}
+
+// tokenSet remembers the continue tokens one list was handed, by a 64-bit
+// hash (a server's tokens may be long; a false repeat needs a collision
+// among at most MaxListPages hashes under a random seed), so that a cycle
+// of any period is seen when it first comes round.
+type tokenSet struct {
+	seed maphash.Seed
+	page map[uint64]int
+}
+
+// newTokenSet returns an empty set with a fresh seed.
+func newTokenSet() tokenSet { return tokenSet{seed: maphash.MakeSeed(), page: map[uint64]int{}} }
+
+// add records that page handed out token, and reports the page that
+// first did if it was seen before.
+func (s tokenSet) add(token string, page int) (first int, seen bool) {
+	h := maphash.String(s.seed, token)
+	if first, seen = s.page[h]; seen {
+		return first, true
+	}
+	s.page[h] = page
+	return 0, false
 }

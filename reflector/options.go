@@ -94,6 +94,16 @@ type Options struct {
 	// 500; a negative value lists in one request.
 	PageSize int64
 
+	// MaxListItems bounds the objects of one list: every page of a
+	// paginated list together, or the initial events of a streaming list.
+	// MaxListPages bounds the pages of a paginated list. A list past
+	// either fails with ErrListTooLarge instead of growing memory without
+	// end (a server that pages for ever, or whose one page never ends).
+	// Zero means DefaultMaxListItems (1,000,000) and enough pages for
+	// MaxListItems at PageSize, at least DefaultMaxListPages (10,000).
+	MaxListItems int
+	MaxListPages int
+
 	// DisableStreamingList makes the reflector start with a paginated LIST
 	// instead of a streaming list (a WATCH with sendInitialEvents=true).
 	// When it is false the reflector tries a streaming list and falls back
@@ -159,6 +169,8 @@ const NoJitter = -1
 // The defaults of Options and Backoff.
 const (
 	DefaultPageSize             = 500
+	DefaultMaxListItems         = 1_000_000
+	DefaultMaxListPages         = 10_000
 	DefaultInitialEventsTimeout = 2 * time.Minute
 	DefaultMinWatchTimeout      = 5 * time.Minute
 	DefaultBackoffInitial       = 800 * time.Millisecond
@@ -193,6 +205,7 @@ func (o Options) withDefaults() (Options, error) {
 		{"MinWatchTimeout", o.MinWatchTimeout},
 		{"MaxWatchTimeout", o.MaxWatchTimeout},
 		{"ResyncPeriod", o.ResyncPeriod},
+
 		{"Backoff.Initial", o.Backoff.Initial},
 		{"Backoff.Max", o.Backoff.Max},
 		{"Backoff.ResetAfter", o.Backoff.ResetAfter},
@@ -203,6 +216,18 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.PageSize == 0 {
 		o.PageSize = DefaultPageSize
+	}
+	if o.MaxListItems < 0 || o.MaxListPages < 0 {
+		return bad("MaxListItems (%d) and MaxListPages (%d) must not be negative", o.MaxListItems, o.MaxListPages)
+	}
+	if o.MaxListItems == 0 {
+		o.MaxListItems = DefaultMaxListItems
+	}
+	if o.MaxListPages == 0 {
+		o.MaxListPages = DefaultMaxListPages
+		if o.PageSize > 0 {
+			o.MaxListPages = int(max(int64(DefaultMaxListPages), 2*int64(o.MaxListItems)/o.PageSize))
+		}
 	}
 	if o.InitialEventsTimeout == 0 {
 		o.InitialEventsTimeout = DefaultInitialEventsTimeout

@@ -48,3 +48,10 @@ func advancesRV(cur, next string) bool {
 	c, ok := compareRV(next, cur)
 	return ok && c >= 0
 }
+
+// isUint reports whether rv is an unsigned integer, as every etcd-backed
+// server's resourceVersions are.
+func isUint(rv string) bool {
+	_, err := strconv.ParseUint(rv, 10, 64)
+	return err == nil
+}

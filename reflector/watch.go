@@ -85,6 +85,9 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 				return end(nil)
 			}
 			events++
+			if err := r.checkRV(ev); err != nil {
+				return end(err)
+			}
 			switch ev.Type {
 			case watch.Added, watch.Modified, watch.Deleted:
 				if err := r.apply(s, ev); err != nil {
@@ -113,6 +116,37 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 			}
 		}
 	}
+}
+
+// checkRV refuses an ADDED, MODIFIED, DELETED or BOOKMARK event whose
+// resourceVersion is not an unsigned integer when the reflector's own is
+// one: the server numbers its versions, and an event it cannot place in
+// that order cannot be applied without risking a version going backwards
+// (12, then "zzz", then 5 would all pass a numeric check that cannot tell).
+// Events of a server whose versions were never integers pass.
+func (r *Reflector[T]) checkRV(ev watch.Event[T]) error {
+	switch ev.Type {
+	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
+	default:
+		return nil
+	}
+	if meta.IsNil(ev.Object) || !isUint(r.m.lastSync) {
+		return nil
+	}
+	m := ev.Object.GetObjectMeta()
+	if isUint(m.ResourceVersion) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s %s has resourceVersion %q (last %s)", ErrInvalidResourceVersion,
+		ev.Type, objectKey(m.Namespace, m.Name), truncateRV(m.ResourceVersion), r.m.lastSync)
+}
+
+// truncateRV shortens a resourceVersion quoted in an error.
+func truncateRV(rv string) string {
+	if len(rv) > 64 {
+		return rv[:64] + "..."
+	}
+	return rv
 }
 
 // apply writes one ADDED, MODIFIED or DELETED event to the store, unless the

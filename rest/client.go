@@ -32,6 +32,11 @@ type Client struct {
 	maxFrame  int // watch.DecoderOptions.MaxFrameSize; 0 means the default
 	log       *slog.Logger
 	clock     clock.Clock
+
+	// bounds on list responses and on responses read whole
+	maxListBytes int64
+	maxListItems int
+	maxResponse  int64
 }
 
 // Getter is what a component that only reads needs from a client: a GET
@@ -73,13 +78,19 @@ func NewClient(cfg *Config) (*Client, error) {
 	if cfg.MaxWatchFrameBytes < 0 {
 		return nil, fmt.Errorf("rest: Config.MaxWatchFrameBytes is %d; it must be 0 (the default) or positive", cfg.MaxWatchFrameBytes)
 	}
+	if cfg.MaxListBytes < 0 || cfg.MaxListItems < 0 || cfg.MaxResponseBytes < 0 {
+		return nil, errors.New("rest: Config.MaxListBytes, MaxListItems and MaxResponseBytes must be 0 (the default) or positive")
+	}
 	base, _ := url.Parse(host)
 	c := &Client{
-		base:     base,
-		timeout:  cfg.Timeout,
-		maxFrame: cfg.MaxWatchFrameBytes,
-		log:      cfg.Logger,
-		clock:    clock.Or(cfg.Clock),
+		base:         base,
+		timeout:      orDefault(cfg.Timeout, DefaultTimeout),
+		maxFrame:     cfg.MaxWatchFrameBytes,
+		maxListBytes: orDefault(cfg.MaxListBytes, DefaultMaxListBytes),
+		maxListItems: orDefault(cfg.MaxListItems, DefaultMaxListItems),
+		maxResponse:  orDefault(cfg.MaxResponseBytes, DefaultMaxResponseBytes),
+		log:          cfg.Logger,
+		clock:        clock.Or(cfg.Clock),
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -186,3 +197,11 @@ func (c *Client) Patch(pt PatchType) *Request {
 
 // hostPrefix is the base URL's path ("" or "/some/prefix").
 func (c *Client) hostPrefix() string { return strings.TrimSuffix(c.base.Path, "/") }
+
+// orDefault returns def when v is zero.
+func orDefault[N int | int64 | time.Duration](v, def N) N {
+	if v == 0 {
+		return def
+	}
+	return v
+}

@@ -68,10 +68,24 @@ type Config struct {
 	QPS   float64
 	Burst int
 
-	// Timeout bounds each request made with Do (not List, Watch or Stream,
-	// whose duration depends on the data). 0 means no limit beyond the
+	// Timeout bounds each request made with Do, and how long a List may
+	// go without hearing from the server: before its response headers,
+	// and between two reads of its body (a long list that keeps arriving
+	// is not cut). Watch and Stream have their own deadlines. 0 means
+	// DefaultTimeout (32 s); a negative value means no limit beyond the
 	// caller's context.
 	Timeout time.Duration
+
+	// MaxListBytes and MaxListItems bound one list response (one page):
+	// a server that sends more fails the List with ErrResponseTooLarge
+	// instead of growing the caller's memory without end. 0 means
+	// DefaultMaxListBytes (2 GiB) and DefaultMaxListItems (1,000,000).
+	// MaxResponseBytes bounds a response Do reads whole; 0 means
+	// DefaultMaxResponseBytes (128 MiB). Negative values are refused by
+	// NewClient.
+	MaxListBytes     int64
+	MaxListItems     int
+	MaxResponseBytes int64
 
 	// MaxWatchFrameBytes bounds one watch event on the wire: a larger frame
 	// ends the watch with watch.ErrFrameTooLarge instead of growing memory.

@@ -34,6 +34,9 @@
 //	auth.go        bearer tokens (static, file, exec), basic auth,
 //	               impersonation headers, User-Agent, request logging
 //	ratelimit.go   the client-side token bucket (QPS, Burst)
+//	bounds.go      what a server may make the client wait for or hold:
+//	               the request timeout, the silence a list may keep, the
+//	               bytes and items of a list, the bytes of a response
 //	client.go      Client, NewClient, Getter, PatchType
 //	request.go     Request: the builder and the URL it makes
 //	result.go      Do and Result (Into, Raw, StatusCode, Error)

@@ -18,8 +18,11 @@ import (
 // reading, closes the response and returns that error wrapped. A non-2xx
 // answer is a *StatusError, as with Do.
 //
-// Config.Timeout does not apply (a large list may take long); bound the call
-// with ctx or Request.Timeout.
+// A large list may take long: Config.Timeout bounds only the silences (no
+// headers, or no byte of the body, for that long fails the List with
+// ErrServerSilent); bound the whole call with ctx or Request.Timeout. A
+// response of more than Config.MaxListBytes bytes or MaxListItems items
+// fails with ErrResponseTooLarge.
 func (r *Request) List(ctx context.Context, each func(item []byte) error) (meta.TypeMeta, meta.ListMeta, error) {
 	return r.ListItems(ctx, func(_ meta.TypeMeta, item []byte) error { return each(item) })
 }
@@ -35,17 +38,38 @@ func (r *Request) ListItems(ctx context.Context, each func(list meta.TypeMeta, i
 		defer cancel()
 	}
 	what := r.describe("list")
+	var guard *silenceGuard
+	if d := r.c.timeout; d > 0 {
+		ctx, guard = newSilenceGuard(ctx, d, "a list")
+		defer guard.stop()
+	}
+	fail := func(err error) error {
+		if guard != nil {
+			err = guard.explain(ctx, err)
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
 	resp, err := r.send(ctx, "application/json")
 	if err != nil {
-		return meta.TypeMeta{}, meta.ListMeta{}, fmt.Errorf("%s: %w", what, err)
+		return meta.TypeMeta{}, meta.ListMeta{}, fail(err)
 	}
 	if !isSuccess(resp.StatusCode) {
 		return meta.TypeMeta{}, meta.ListMeta{}, fmt.Errorf("%s: %w", what, responseError(resp))
 	}
-	defer resp.Body.Close()
-	tm, lm, err := listscan.ScanTyped(resp.Body, each)
+	body := &boundedBody{r: resp.Body, limit: r.c.maxListBytes, what: "Config.MaxListBytes", guard: guard}
+	defer body.Close()
+	if guard != nil {
+		guard.progress()
+	}
+	items, maxItems := 0, r.c.maxListItems
+	tm, lm, err := listscan.ScanTyped(body, func(list meta.TypeMeta, item []byte) error {
+		if items++; items > maxItems {
+			return fmt.Errorf("%w: more than %d items (Config.MaxListItems)", ErrResponseTooLarge, maxItems)
+		}
+		return each(list, item)
+	})
 	if err != nil {
-		return tm, lm, fmt.Errorf("%s: %w", what, err)
+		return tm, lm, fail(err)
 	}
 	return tm, lm, nil
 }

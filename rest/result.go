@@ -23,11 +23,13 @@ type Result struct {
 // Do sends the request and reads the whole response. Use List for large
 // collections, Watch for watches and Stream for raw bodies.
 //
-// Config.Timeout, when set, bounds the call, as does Request.Timeout.
+// Config.Timeout (32 s unless set) bounds the call, as does
+// Request.Timeout; a body larger than Config.MaxResponseBytes fails it with
+// ErrResponseTooLarge.
 func (r *Request) Do(ctx context.Context) Result {
 	if d := r.c.timeout; d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
+		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("no answer within %v (Config.Timeout): %w", d, context.DeadlineExceeded))
 		defer cancel()
 	}
 	if r.timeout > 0 {
@@ -37,14 +39,15 @@ func (r *Request) Do(ctx context.Context) Result {
 	}
 	resp, err := r.send(ctx, "application/json")
 	if err != nil {
-		return Result{err: fmt.Errorf("%s: %w", r.describe(""), err)}
+		return Result{err: fmt.Errorf("%s: %w", r.describe(""), timeoutCause(ctx, err))}
 	}
 	if !isSuccess(resp.StatusCode) {
 		return Result{statusCode: resp.StatusCode, header: resp.Header, err: fmt.Errorf("%s: %w", r.describe(""), responseError(resp))}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(&boundedBody{r: resp.Body, limit: r.c.maxResponse, what: "Config.MaxResponseBytes"})
 	if err != nil {
+		err = timeoutCause(ctx, err)
 		return Result{statusCode: resp.StatusCode, header: resp.Header, err: fmt.Errorf("%s: read response: %w", r.describe(""), err)}
 	}
 	return Result{body: body, statusCode: resp.StatusCode, header: resp.Header}

@@ -167,22 +167,30 @@ func (d *Decoder) Next() (Frame, error) {
 	for {
 		done, err := d.scan()
 		if err != nil {
-			d.err = err
-			return Frame{}, err
+			return Frame{}, d.fail(err)
 		}
 		if done {
 			return d.frame(), nil
 		}
 		if d.st != stBetween && d.end-d.start >= d.max {
-			d.err = fmt.Errorf("%w: the frame at byte %d is over %d bytes, the limit",
-				ErrFrameTooLarge, d.base+int64(d.start), d.max)
-			return Frame{}, d.err
+			return Frame{}, d.fail(fmt.Errorf("%w: the frame at byte %d is over %d bytes, the limit",
+				ErrFrameTooLarge, d.base+int64(d.start), d.max))
 		}
 		if err := d.fill(); err != nil {
-			d.err = err
-			return Frame{}, err
+			return Frame{}, d.fail(err)
 		}
 	}
+}
+
+// fail records the error that ends the stream and drops the buffer: no
+// frame will be read from it again, and a buffer grown to the frame bound
+// by an oversized frame is given back at once rather than when the caller
+// lets go of the Decoder.
+func (d *Decoder) fail(err error) error {
+	d.err = err
+	d.buf = nil
+	d.stack = nil
+	return err
 }
 
 // frame returns the frame just scanned and resets the scanner for the next.

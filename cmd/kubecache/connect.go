@@ -44,6 +44,10 @@ func (a *app) connect(cf clusterFlags) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Timeout = cf.requestTimeout
+	if cf.requestTimeout == 0 {
+		cfg.Timeout = -1
+	}
 	client, err := rest.NewClient(cfg)
 	if err != nil {
 		return nil, err

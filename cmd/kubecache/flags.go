@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kubecache/kubecache/rest"
 )
 
 // flagSet is a standard library FlagSet that also knows each flag's
@@ -186,6 +188,9 @@ type clusterFlags struct {
 	context       string
 	namespace     string
 	allNamespaces bool
+	// requestTimeout bounds each request but watches (rest.Config.Timeout);
+	// 0 means none, as with kubectl's flag of the same name.
+	requestTimeout time.Duration
 }
 
 func (c *clusterFlags) register(fs *flagSet) {
@@ -193,6 +198,8 @@ func (c *clusterFlags) register(fs *flagSet) {
 	fs.stringVar(&c.context, "context", "", "", "the kubeconfig context to use (default its current-context)")
 	fs.stringVar(&c.namespace, "namespace", "n", "", "the namespace (default the context's, else \"default\")")
 	fs.boolVar(&c.allNamespaces, "all-namespaces", "A", false, "every namespace")
+	fs.durationVar(&c.requestTimeout, "request-timeout", rest.DefaultTimeout,
+		"how long to wait for an answer to each request but watches (a list: for each part of it); 0 waits for ever")
 }
 
 // listFlags shape what the reflector lists and how it is shown.
