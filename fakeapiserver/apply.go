@@ -8,6 +8,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -18,7 +19,7 @@ import (
 // update. Field-ownership conflicts are 409 with FieldManagerConflict
 // causes; force=true takes ownership.
 
-func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource, n negotiation) {
+func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource, n negotiation) {
 	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
 		writeError(w, r, err)
@@ -37,12 +38,12 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 	}
 	req := apply.Request{
 		Manager: q.Get("fieldManager"), APIVersion: apiVersion, Kind: res.Kind,
-		Subresource: info.subresource, StatusSubresource: res.hasStatus(),
+		Subresource: info.subresource, StatusSubresource: res.HasStatus(),
 		Force: q.Get("force") == "true", Now: s.clock.Now(),
 	}
 	ns := nsFor(res, info)
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.Get(res.storageKey(), storage.ObjectKey(ns, info.name))
+		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(ns, info.name))
 		live := jsonv.Value{Kind: jsonv.Null}
 		if cur != nil {
 			doc, err := cur.Document()
@@ -77,7 +78,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 		}
 		if cur == nil {
 			if info.subresource != "" {
-				writeStatus(w, r, apistatus.NotFound(res.gr(), info.name))
+				writeStatus(w, r, apistatus.NotFound(res.GR(), info.name))
 				return
 			}
 			in.meta.ResourceVersion = ""
@@ -100,7 +101,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 	}
-	writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
+	writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
 }
 
 // applyError maps internal/apply's errors to Status bodies.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -158,7 +159,7 @@ func isPublicPath(p string) bool {
 }
 
 // authorize checks the forbid rules for a resource request.
-func (s *Server) authorize(r *http.Request, info requestInfo, res *Resource) error {
+func (s *Server) authorize(r *http.Request, info requestInfo, res *registry.Resource) error {
 	if len(s.opts.Forbid) == 0 {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
@@ -177,10 +178,10 @@ func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *s
 				s.deleteAllCustom(ctx, spec[0])
 			}
 			for _, r := range spec {
-				s.registry.remove(r.Group, r.Version, r.Name)
+				s.registry.Remove(r.Group, r.Version, r.Name)
 			}
 			if typ == watch.Deleted {
-				s.store.DropTable(spec[0].storageKey())
+				s.store.DropTable(spec[0].StorageKey())
 			}
 		}
 	}
@@ -188,12 +189,12 @@ func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *s
 		return
 	}
 	for _, r := range s.crdResources(obj) {
-		s.registry.add(r)
+		s.registry.Add(r)
 	}
 }
 
 // crdResources derives the served resources of a CRD object.
-func (s *Server) crdResources(obj *storage.Object) []*Resource {
+func (s *Server) crdResources(obj *storage.Object) []*registry.Resource {
 	rest, err := restOf(obj)
 	if err != nil {
 		return nil
@@ -218,39 +219,39 @@ func (s *Server) crdResources(obj *storage.Object) []*Resource {
 	}
 	sum := sha256.Sum256([]byte(spec.Group + "/" + storage + "/" + spec.Names.Kind))
 	hash := base64.StdEncoding.EncodeToString(sum[:8])
-	var out []*Resource
+	var out []*registry.Resource
 	for _, v := range spec.Versions {
 		if !v.Served {
 			continue
 		}
-		r := &Resource{
+		r := &registry.Resource{
 			Group: spec.Group, Version: v.Name, Name: spec.Names.Plural, Singular: singular,
 			Kind: spec.Names.Kind, ListKind: listKind, Namespaced: spec.Scope == "Namespaced",
-			Verbs: allVerbs, ShortNames: spec.Names.ShortNames, Categories: spec.Names.Categories,
-			Generation: true, Custom: true, NameRule: NamePathSegment, RequireResourceVersion: true,
-			StorageVersionHash: hash, printerColumns: v.AdditionalPrinterColumns,
+			Verbs: registry.AllVerbs, ShortNames: spec.Names.ShortNames, Categories: spec.Names.Categories,
+			Generation: true, Custom: true, NameRule: registry.NamePathSegment, RequireResourceVersion: true,
+			StorageVersionHash: hash, PrinterColumns: v.AdditionalPrinterColumns,
 		}
 		if v.Subresources != nil {
 			if v.Subresources.Status != nil {
-				r.Subresources = append(r.Subresources, Subresource{Name: "status", Kind: spec.Names.Kind, Verbs: []string{"get", "patch", "update"}})
+				r.Subresources = append(r.Subresources, registry.Subresource{Name: "status", Kind: spec.Names.Kind, Verbs: []string{"get", "patch", "update"}})
 			}
 			if v.Subresources.Scale != nil {
-				r.Subresources = append(r.Subresources, Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
+				r.Subresources = append(r.Subresources, registry.Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 			}
 		}
 		if v.Schema != nil && len(v.Schema.OpenAPIV3Schema) > 0 {
 			// A schema that does not convert checks nothing: the real
 			// server would have refused such a definition.
 			if schema, err := openapi.FromJSONSchema(v.Schema.OpenAPIV3Schema); err == nil {
-				r.customSchema = schema
+				r.CustomSchema = schema
 			}
 		}
 		if len(v.SelectableFields) > 0 {
-			r.fieldSpecs = map[string]fieldSpec{}
+			r.FieldSpecs = map[string]registry.FieldSpec{}
 			for _, f := range v.SelectableFields {
 				name := strings.TrimPrefix(f.JSONPath, ".")
 				r.Fields = append(r.Fields, name)
-				r.fieldSpecs[name] = fieldSpec{path: strings.Split(name, ".")}
+				r.FieldSpecs[name] = registry.FieldSpec{Path: strings.Split(name, ".")}
 			}
 		}
 		out = append(out, r)
@@ -260,8 +261,8 @@ func (s *Server) crdResources(obj *storage.Object) []*Resource {
 
 // deleteAllCustom deletes every object of a custom resource; the garbage
 // collector and namespace deletion see each delete.
-func (s *Server) deleteAllCustom(ctx context.Context, res *Resource) {
-	table := res.storageKey()
+func (s *Server) deleteAllCustom(ctx context.Context, res *registry.Resource) {
+	table := res.StorageKey()
 	snap, _ := s.store.Current(table)
 	var objs []*storage.Object
 	snap.Ascend("", func(_ string, obj *storage.Object) bool {
@@ -280,4 +281,4 @@ func (s *Server) deleteAllCustom(ctx context.Context, res *Resource) {
 
 // validateCustom checks a custom resource against its definition. Without
 // schema support (part 2) it accepts everything.
-func (s *Server) validateCustom(*Resource, string, []jsonv.Member) error { return nil }
+func (s *Server) validateCustom(*registry.Resource, string, []jsonv.Member) error { return nil }

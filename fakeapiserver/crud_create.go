@@ -11,6 +11,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -78,7 +79,7 @@ func checkDryRun(values []string) *apistatus.FieldError {
 }
 
 // handleCreate serves POST on a collection.
-func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	if info.name != "" || (res.Namespaced && info.namespace == "") {
 		writeStatus(w, r, apistatus.MethodNotAllowed())
 		return
@@ -106,7 +107,7 @@ func addWarnings(w http.ResponseWriter, warnings []string) {
 
 // create stores a new object from a decoded body. namespace comes from the
 // URL ("" for cluster-scoped resources).
-func (s *Server) create(ctx context.Context, res *Resource, version, namespace string, data []byte, wo writeOptions) (*storage.Object, []string, error) {
+func (s *Server) create(ctx context.Context, res *registry.Resource, version, namespace string, data []byte, wo writeOptions) (*storage.Object, []string, error) {
 	in, err := s.decodeObject(res, version, data, wo.validation)
 	if err != nil {
 		return nil, nil, err
@@ -114,7 +115,7 @@ func (s *Server) create(ctx context.Context, res *Resource, version, namespace s
 	return s.createDecoded(ctx, res, namespace, in, wo)
 }
 
-func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace string, in *incoming, wo writeOptions) (*storage.Object, []string, error) {
+func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, namespace string, in *incoming, wo writeOptions) (*storage.Object, []string, error) {
 	m := in.meta
 	if m.ResourceVersion != "" {
 		return nil, nil, apistatus.New(500, meta.ReasonUnknown, "resourceVersion should not be set on objects to be created")
@@ -149,7 +150,7 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 			return nil, nil, err
 		}
 	}
-	if hook := s.createHooks[res.storageKey()]; hook != nil {
+	if hook := s.createHooks[res.StorageKey()]; hook != nil {
 		var err error
 		if rest, err = hook(ctx, m, rest); err != nil {
 			return nil, nil, err
@@ -165,7 +166,7 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 		}
 	}
 	doc := documentOf(rest)
-	fields := res.selectableFields(&doc)
+	fields := res.SelectableFields(&doc)
 	if wo.managed != nil {
 		m.ManagedFields = wo.managed
 	} else {
@@ -179,11 +180,11 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 			return nil, nil, err
 		}
 		if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.apiVersion), apply.Request{
-			Manager: wo.manager, APIVersion: in.apiVersion, StatusSubresource: res.hasStatus(), Now: now})); err != nil {
+			Manager: wo.manager, APIVersion: in.apiVersion, StatusSubresource: res.HasStatus(), Now: now})); err != nil {
 			return nil, nil, apistatus.Internal(err)
 		}
 	}
-	if res.storageKey() == "/namespaces" {
+	if res.StorageKey() == "/namespaces" {
 		rest = namespaceSpecDefault(rest)
 	}
 	restJSON := encodeRest(rest)
@@ -193,7 +194,7 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 	}
 	for attempt := 0; ; attempt++ {
 		key := storage.ObjectKey(m.Namespace, m.Name)
-		obj, err := s.store.Commit(res.storageKey(), key, watch.Added, nil, func(rv int64) (*storage.Object, error) {
+		obj, err := s.store.Commit(res.StorageKey(), key, watch.Added, nil, func(rv int64) (*storage.Object, error) {
 			m.ResourceVersion = strconv.FormatInt(rv, 10)
 			return storage.Assemble(in.kind, in.apiVersion, m, restJSON, fields)
 		})
@@ -202,7 +203,7 @@ func (s *Server) createDecoded(ctx context.Context, res *Resource, namespace str
 				m.Name = s.generateName(m.GenerateName)
 				continue
 			}
-			st := apistatus.AlreadyExists(res.gr(), m.Name)
+			st := apistatus.AlreadyExists(res.GR(), m.Name)
 			if generated {
 				st.Details.RetryAfterSeconds = 1
 			}
@@ -227,8 +228,8 @@ func (s *Server) generateName(prefix string) string {
 
 // initialStatus sets .status on create for resources with a status
 // subresource: the real server resets it (custom resources drop it).
-func initialStatus(res *Resource, rest []jsonv.Member) []jsonv.Member {
-	if !res.hasStatus() {
+func initialStatus(res *registry.Resource, rest []jsonv.Member) []jsonv.Member {
+	if !res.HasStatus() {
 		return rest
 	}
 	out := make([]jsonv.Member, 0, len(rest)+1)
@@ -247,8 +248,8 @@ func initialStatus(res *Resource, rest []jsonv.Member) []jsonv.Member {
 	return append(out, jsonv.Member{Key: "status", Value: st.Value})
 }
 
-func initialStatusJSON(res *Resource) string {
-	switch res.storageKey() {
+func initialStatusJSON(res *registry.Resource) string {
+	switch res.StorageKey() {
 	case "/pods":
 		return `{"phase":"Pending","qosClass":"BestEffort"}`
 	case "/namespaces":
@@ -279,13 +280,13 @@ func encodeRest(rest []jsonv.Member) []byte {
 // checkNamespaceForCreate applies the namespace lifecycle rules to a
 // create of res named name ("" when generated): the namespace must exist
 // and not be terminating.
-func (s *Server) checkNamespaceForCreate(res *Resource, ns, name string) error {
+func (s *Server) checkNamespaceForCreate(res *registry.Resource, ns, name string) error {
 	o := s.store.Get("/namespaces", ns)
 	if o == nil {
 		return apistatus.NotFound(apistatus.GroupResource{Resource: "namespaces"}, ns)
 	}
 	if o.Meta.DeletionTimestamp != nil {
-		what := res.groupResource()
+		what := res.GroupResource()
 		if name != "" {
 			what += " " + strconv.Quote(name)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -79,7 +80,7 @@ func (s *Server) parseDeleteOptions(r *http.Request) (deleteOptions, error) {
 	return o, nil
 }
 
-func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	n, err := negotiate(r, false)
 	if err != nil {
 		writeError(w, r, err)
@@ -107,14 +108,14 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info reque
 // delete deletes one object. It returns the object (its last state when
 // removed, the updated one when deletion is delayed) and whether it was
 // removed.
-func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opts deleteOptions) (*storage.Object, bool, error) {
-	table := res.storageKey()
+func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name string, opts deleteOptions) (*storage.Object, bool, error) {
+	table := res.StorageKey()
 	key := storage.ObjectKey(ns, name)
 	dryRun := len(opts.DryRun) > 0
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, key)
 		if cur == nil {
-			return nil, false, apistatus.NotFound(res.gr(), name)
+			return nil, false, apistatus.NotFound(res.GR(), name)
 		}
 		if p := opts.Preconditions; p != nil {
 			kindGR := apistatus.GroupResource{Group: res.Group, Resource: res.Kind}
@@ -168,14 +169,14 @@ func (s *Server) delete(ctx context.Context, res *Resource, ns, name string, opt
 		s.afterWrite(ctx, res, watch.Deleted, cur, obj)
 		return cur, true, nil
 	}
-	return nil, false, apistatus.Conflict(res.gr(), name, apistatus.MsgModified)
+	return nil, false, apistatus.Conflict(res.GR(), name, apistatus.MsgModified)
 }
 
 // pendingDeletion decides whether a delete is delayed. It returns nil to
 // remove the object now, cur when deletion is already pending and nothing
 // changes, or the object with deletionTimestamp (and any propagation
 // finalizer) to store instead.
-func (s *Server) pendingDeletion(res *Resource, cur *storage.Object, opts deleteOptions) (*storage.Object, error) {
+func (s *Server) pendingDeletion(res *registry.Resource, cur *storage.Object, opts deleteOptions) (*storage.Object, error) {
 	m := cur.Meta
 	finalizers := slices.Clone(m.Finalizers)
 	if p := opts.PropagationPolicy; p != nil {
@@ -210,7 +211,7 @@ func (s *Server) pendingDeletion(res *Resource, cur *storage.Object, opts delete
 	if err != nil {
 		return nil, err
 	}
-	if res.storageKey() == "/namespaces" {
+	if res.StorageKey() == "/namespaces" {
 		rest = setStatusPhase(rest, "Terminating")
 	}
 	return storage.Assemble(cur.Kind, cur.APIVersion, next, encodeRest(rest), cur.Fields)
@@ -218,8 +219,8 @@ func (s *Server) pendingDeletion(res *Resource, cur *storage.Object, opts delete
 
 // gracePeriod is the grace a pod bound to a node gets (30 s unless the
 // request or the pod says otherwise); everything else is deleted at once.
-func (s *Server) gracePeriod(res *Resource, cur *storage.Object, opts deleteOptions) int64 {
-	if res.storageKey() != "/pods" {
+func (s *Server) gracePeriod(res *registry.Resource, cur *storage.Object, opts deleteOptions) int64 {
+	if res.StorageKey() != "/pods" {
 		return 0
 	}
 	if opts.GracePeriodSeconds != nil {
@@ -246,7 +247,7 @@ func addFinalizer(fs []string, f string) []string {
 
 // handleDeleteCollection serves DELETE on a collection: every object the
 // selectors match is deleted; the answer lists them.
-func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	n, err := negotiate(r, false)
 	if err != nil {
 		writeError(w, r, err)
@@ -263,7 +264,7 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	ns := nsFor(res, info)
-	snap, _ := s.store.Current(res.storageKey())
+	snap, _ := s.store.Current(res.StorageKey())
 	page := s.page(snap, 0, ns, "", 0, 0, lo, res)
 	var deleted []*storage.Object
 	for _, obj := range page.items {

@@ -10,6 +10,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/strategicpatch"
 	"github.com/kubecache/kubecache/meta"
@@ -28,7 +29,7 @@ const (
 	mediaApplyPatch     = "application/apply-patch+yaml"
 )
 
-func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	n, err := negotiate(r, false)
 	if err != nil {
 		writeError(w, r, err)
@@ -83,12 +84,12 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 		return
 	}
 	ns := nsFor(res, info)
-	table := res.storageKey()
+	table := res.StorageKey()
 	apiVersion := gv(res.Group, info.version)
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, storage.ObjectKey(ns, info.name))
 		if cur == nil {
-			writeStatus(w, r, apistatus.NotFound(res.gr(), info.name))
+			writeStatus(w, r, apistatus.NotFound(res.GR(), info.name))
 			return
 		}
 		patched, err := apply(cur.AppendObject(nil, apiVersion), body)
@@ -111,7 +112,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 		}
 		conditional := in.meta.ResourceVersion != cur.Meta.ResourceVersion
 		if conditional && in.meta.ResourceVersion != "" {
-			writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
+			writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
 			return
 		}
 		in.meta.ResourceVersion = cur.Meta.ResourceVersion
@@ -119,7 +120,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 	}
-	writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
+	writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
 }
 
 // patchError maps a patch failure to the real server's answer: a bad patch
@@ -153,7 +154,7 @@ func patchError(err error) *meta.Status {
 // store), commits it and writes the answer. It returns false, having
 // written nothing, when cur changed underneath and the caller should read
 // it again.
-func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n negotiation, res *Resource, cur *storage.Object, in *incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
+func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n negotiation, res *registry.Resource, cur *storage.Object, in *incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
 	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.meta, in.rest, subresource, manager, apiVersion, managed)
 	if err != nil {
 		writeError(w, r, err)

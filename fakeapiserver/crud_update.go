@@ -13,6 +13,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -20,7 +21,7 @@ import (
 
 // readPut reads and decodes the body of a PUT on one object (an update,
 // a namespace's finalize): the object must name the one in the URL.
-func (s *Server) readPut(r *http.Request, info requestInfo, res *Resource) (negotiation, *incoming, writeOptions, error) {
+func (s *Server) readPut(r *http.Request, info requestInfo, res *registry.Resource) (negotiation, *incoming, writeOptions, error) {
 	n, data, wo, err := s.readWrite(r)
 	if err != nil {
 		return n, nil, wo, err
@@ -40,7 +41,7 @@ func (s *Server) readPut(r *http.Request, info requestInfo, res *Resource) (nego
 }
 
 // handleUpdate serves PUT on an object or its /status.
-func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	n, in, wo, err := s.readPut(r, info, res)
 	if err != nil {
 		writeError(w, r, err)
@@ -66,14 +67,14 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info reque
 
 // update replaces an object (or its status) with a decoded body, creating
 // it where the resource allows create-on-update.
-func (s *Server) update(ctx context.Context, res *Resource, ns, subresource string, in *incoming, wo writeOptions) (*storage.Object, bool, error) {
-	table := res.storageKey()
+func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subresource string, in *incoming, wo writeOptions) (*storage.Object, bool, error) {
+	table := res.StorageKey()
 	key := storage.ObjectKey(ns, in.meta.Name)
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, key)
 		if cur == nil {
 			if subresource != "" || !res.CreateOnUpdate {
-				return nil, false, apistatus.NotFound(res.gr(), in.meta.Name)
+				return nil, false, apistatus.NotFound(res.GR(), in.meta.Name)
 			}
 			// The resourceVersion of a PUT that creates is ignored.
 			in.meta.ResourceVersion = ""
@@ -89,7 +90,7 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 			return nil, false, apistatus.Invalid(res.Group, res.Name, in.meta.Name, []apistatus.FieldError{apistatus.FieldInvalidRaw("metadata.resourceVersion", "0", "must be specified for an update")})
 		}
 		if conditional && in.meta.ResourceVersion != cur.Meta.ResourceVersion {
-			return nil, false, apistatus.Conflict(res.gr(), in.meta.Name, apistatus.MsgModified)
+			return nil, false, apistatus.Conflict(res.GR(), in.meta.Name, apistatus.MsgModified)
 		}
 		next, err := s.prepareUpdate(ctx, res, cur, in.meta, in.rest, subresource, wo.manager, in.apiVersion)
 		if err != nil {
@@ -104,27 +105,27 @@ func (s *Server) update(ctx context.Context, res *Resource, ns, subresource stri
 		obj, err := s.commitUpdate(ctx, res, cur, next)
 		if errors.Is(err, storage.ErrChanged) {
 			if conditional {
-				return nil, false, apistatus.Conflict(res.gr(), in.meta.Name, apistatus.MsgModified)
+				return nil, false, apistatus.Conflict(res.GR(), in.meta.Name, apistatus.MsgModified)
 			}
 			continue
 		}
 		return obj, false, err
 	}
-	return nil, false, apistatus.Conflict(res.gr(), in.meta.Name, apistatus.MsgModified)
+	return nil, false, apistatus.Conflict(res.GR(), in.meta.Name, apistatus.MsgModified)
 }
 
 // prepareUpdate computes the next version of cur from a new metadata and
 // body. It returns nil when nothing would change (a no-op update: no new
 // resourceVersion, no event). The result's resourceVersion is cur's; the
 // commit sets the new one.
-func (s *Server) prepareUpdate(ctx context.Context, res *Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string) (*storage.Object, error) {
+func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string) (*storage.Object, error) {
 	return s.prepareUpdateManaged(ctx, res, cur, newMeta, newRest, subresource, manager, apiVersion, nil)
 }
 
 // prepareUpdateManaged is prepareUpdate with the managedFields to store
 // given (server-side apply computes them) rather than recorded as an
 // Update entry; nil records the entry.
-func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed meta.ManagedFields) (*storage.Object, error) {
+func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed meta.ManagedFields) (*storage.Object, error) {
 	oldRest, err := restOf(cur)
 	if err != nil {
 		return nil, err
@@ -144,7 +145,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 		rest = replaceMember(oldRest, "status", findMember(newRest, "status"))
 	} else {
 		rest = newRest
-		if res.hasStatus() {
+		if res.HasStatus() {
 			rest = replaceMember(newRest, "status", findMember(oldRest, "status"))
 		}
 		if m.UID == "" {
@@ -174,11 +175,11 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 		if errs := validateMeta(res, m); len(errs) > 0 {
 			return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 		}
-		if res.Generation && !sameSpec(oldRest, rest, res.hasStatus()) {
+		if res.Generation && !sameSpec(oldRest, rest, res.HasStatus()) {
 			m.Generation = old.Generation + 1
 		}
 	}
-	if hook := s.updateHooks[res.storageKey()]; hook != nil {
+	if hook := s.updateHooks[res.StorageKey()]; hook != nil {
 		if rest, err = hook(ctx, m, rest); err != nil {
 			return nil, err
 		}
@@ -189,7 +190,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 		m.ManagedFields = managed
 	}
 	doc := documentOf(rest)
-	fields := res.selectableFields(&doc)
+	fields := res.SelectableFields(&doc)
 	restJSON := encodeRest(rest)
 	next, err := storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)
 	if err != nil {
@@ -217,7 +218,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 	}
 	if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(live, written, updateType(res, apiVersion), apply.Request{
 		Manager: manager, APIVersion: apiVersion, Subresource: subresource,
-		StatusSubresource: res.hasStatus(), Now: s.clock.Now()})); err != nil {
+		StatusSubresource: res.HasStatus(), Now: s.clock.Now()})); err != nil {
 		return nil, apistatus.Internal(err)
 	}
 	return storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)
@@ -226,7 +227,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *Resource, cur *s
 // updateType is the field structure ordinary writes of res record their
 // managedFields with: the built-in kind's schema, or maps with atomic
 // lists for custom resources and kinds without one.
-func updateType(res *Resource, apiVersion string) apply.Type {
+func updateType(res *registry.Resource, apiVersion string) apply.Type {
 	if res.Custom {
 		return apply.Type{}
 	}
@@ -243,14 +244,14 @@ func updateType(res *Resource, apiVersion string) apply.Type {
 
 // commitUpdate stores next in place of cur. An update that removes the
 // last finalizer of an object being deleted deletes it instead.
-func (s *Server) commitUpdate(ctx context.Context, res *Resource, cur, next *storage.Object) (*storage.Object, error) {
+func (s *Server) commitUpdate(ctx context.Context, res *registry.Resource, cur, next *storage.Object) (*storage.Object, error) {
 	typ := watch.Modified
 	if next.Meta.DeletionTimestamp != nil && len(next.Meta.Finalizers) == 0 &&
 		(next.Meta.DeletionGracePeriodSeconds == nil || *next.Meta.DeletionGracePeriodSeconds == 0) &&
 		!specFinalizersRemain(res, next) {
 		typ = watch.Deleted
 	}
-	obj, err := s.store.Commit(res.storageKey(), cur.Key, typ, cur, func(rv int64) (*storage.Object, error) {
+	obj, err := s.store.Commit(res.StorageKey(), cur.Key, typ, cur, func(rv int64) (*storage.Object, error) {
 		if typ == watch.Deleted {
 			// The DELETED event carries the last stored state (with
 			// its finalizers), as on the real server.
@@ -321,7 +322,7 @@ func rvString(rv int64) string { return strconv.FormatInt(rv, 10) }
 // it returns cur, with dryRun the would-be object, otherwise what
 // commitUpdate stored. errChanged means the object moved meanwhile and the
 // caller should read it again and retry.
-func (s *Server) finishUpdate(ctx context.Context, res *Resource, cur, next *storage.Object, dryRun bool) (*storage.Object, error) {
+func (s *Server) finishUpdate(ctx context.Context, res *registry.Resource, cur, next *storage.Object, dryRun bool) (*storage.Object, error) {
 	switch {
 	case next == nil:
 		return cur, nil

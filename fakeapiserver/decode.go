@@ -13,6 +13,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -56,7 +57,7 @@ func toJSON(data []byte, mediaType string) ([]byte, error) {
 // decodeObject decodes a create or update body for resource res served at
 // version. validation is the fieldValidation directive (Strict, Warn,
 // Ignore).
-func (s *Server) decodeObject(res *Resource, version string, data []byte, validation string) (*incoming, error) {
+func (s *Server) decodeObject(res *registry.Resource, version string, data []byte, validation string) (*incoming, error) {
 	parsed, err := jsonv.Parse(data)
 	if err != nil {
 		return nil, apistatus.BadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
@@ -100,8 +101,8 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 	if group != res.Group {
 		return nil, cannot("the API version %q does not belong to group %q", in.apiVersion, res.Group)
 	}
-	if ver != version && s.registry.lookup(group, ver, res.Name) == nil {
-		return nil, cannot("version %q of %s is not served", ver, res.groupResource())
+	if ver != version && s.registry.Lookup(group, ver, res.Name) == nil {
+		return nil, cannot("version %q of %s is not served", ver, res.GroupResource())
 	}
 	in.apiVersion = gv(res.Group, version)
 
@@ -130,9 +131,9 @@ func (s *Server) decodeObject(res *Resource, version string, data []byte, valida
 		}
 	}
 	var customErrs []apistatus.FieldError
-	if res.Custom && res.customSchema != nil {
+	if res.Custom && res.CustomSchema != nil {
 		cw := &customWalk{}
-		in.rest = cw.members(in.rest, res.customSchema, "")
+		in.rest = cw.members(in.rest, res.CustomSchema, "")
 		walk.fields = append(walk.fields, cw.fields...)
 		customErrs = cw.errs
 	}
@@ -185,7 +186,7 @@ func (e *bodyError) Unwrap() error { return e.status }
 // checkTypes walks a decoded body against the schema of res's kind at
 // version (see validation_types.go). A kind the built-in schemas do not
 // know (a custom resource) has its metadata checked alone.
-func (s *Server) checkTypes(res *Resource, version string, doc *jsonv.Value, duplicates []string) *schemaWalk {
+func (s *Server) checkTypes(res *registry.Resource, version string, doc *jsonv.Value, duplicates []string) *schemaWalk {
 	defs := openapi.Builtin()
 	w := newSchemaWalk(defs, duplicates)
 	if name, schema, ok := defs.ForKind(openapi.GVK{Group: res.Group, Version: version, Kind: res.Kind}); ok {
@@ -210,7 +211,7 @@ func (s *Server) checkTypes(res *Resource, version string, doc *jsonv.Value, dup
 // decodePatched decodes the object a JSON, merge or strategic merge patch
 // produced. A result the kind's Go type would not decode is the real
 // server's 422 on the field "patch", quoting the patched object.
-func (s *Server) decodePatched(res *Resource, version string, patched []byte, validation string) (*incoming, error) {
+func (s *Server) decodePatched(res *registry.Resource, version string, patched []byte, validation string) (*incoming, error) {
 	in, err := s.decodeObject(res, version, patched, validation)
 	var be *bodyError
 	if errors.As(err, &be) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 )
 
 // Discovery: /version, the legacy documents (/api, /apis, /apis/g,
@@ -46,8 +47,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		groups := []apiGroupDocument{}
-		for _, g := range s.registry.snapshot() {
-			if g.name == "" {
+		for _, g := range s.registry.Snapshot() {
+			if g.Name == "" {
 				continue
 			}
 			groups = append(groups, apiGroupDoc(g))
@@ -55,8 +56,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, pretty, http.StatusOK, marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: groups}))
 	case strings.HasPrefix(path, "/apis/") && strings.Count(path, "/") == 2:
 		name := strings.TrimPrefix(path, "/apis/")
-		for _, g := range s.registry.snapshot() {
-			if g.name == name && name != "" {
+		for _, g := range s.registry.Snapshot() {
+			if g.Name == name && name != "" {
 				doc := apiGroupDoc(g)
 				doc.Kind, doc.APIVersion = "APIGroup", "v1"
 				writeBody(w, pretty, http.StatusOK, marshal(doc))
@@ -106,12 +107,12 @@ func wantsAggregated(r *http.Request) bool {
 	return false
 }
 
-func apiGroupDoc(g apiGroup) apiGroupDocument {
+func apiGroupDoc(g registry.APIGroup) apiGroupDocument {
 	versions := []groupVersionForDiscovery{}
-	for _, v := range g.versions {
-		versions = append(versions, groupVersionForDiscovery{GroupVersion: gv(g.name, v.version), Version: v.version})
+	for _, v := range g.Versions {
+		versions = append(versions, groupVersionForDiscovery{GroupVersion: gv(g.Name, v.Version), Version: v.Version})
 	}
-	return apiGroupDocument{Name: g.name, Versions: versions, PreferredVersion: versions[0]}
+	return apiGroupDocument{Name: g.Name, Versions: versions, PreferredVersion: versions[0]}
 }
 
 // serveGroupVersionDiscovery serves the APIResourceList of /api/v1 or
@@ -121,16 +122,16 @@ func (s *Server) serveGroupVersionDiscovery(w http.ResponseWriter, r *http.Reque
 		writeStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
-	for _, g := range s.registry.snapshot() {
-		if g.name != group {
+	for _, g := range s.registry.Snapshot() {
+		if g.Name != group {
 			continue
 		}
-		for _, v := range g.versions {
-			if v.version != version {
+		for _, v := range g.Versions {
+			if v.Version != version {
 				continue
 			}
 			resources := []apiResourceDoc{}
-			for _, res := range v.resources {
+			for _, res := range v.Resources {
 				resources = append(resources, legacyResourceDoc(res, res.Name, res.Singular, res.Kind, "", "", res.Verbs, true))
 				for _, sub := range res.Subresources {
 					resources = append(resources, legacyResourceDoc(res, res.Name+"/"+sub.Name, "", sub.Kind, sub.Group, sub.Version, sub.Verbs, false))
@@ -167,7 +168,7 @@ type apiResourceDoc struct {
 	StorageVersionHash string   `json:"storageVersionHash,omitempty"`
 }
 
-func legacyResourceDoc(res *Resource, name, singular, kind, group, version string, verbs []string, main bool) apiResourceDoc {
+func legacyResourceDoc(res *registry.Resource, name, singular, kind, group, version string, verbs []string, main bool) apiResourceDoc {
 	d := apiResourceDoc{Name: name, SingularName: singular, Namespaced: res.Namespaced, Group: group, Version: version, Kind: kind, Verbs: verbs}
 	if main {
 		d.ShortNames, d.Categories, d.StorageVersionHash = res.ShortNames, res.Categories, res.StorageVersionHash
@@ -212,17 +213,17 @@ type (
 // (core) or /apis (every other group).
 func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bool) {
 	items := []aggregatedGroup{}
-	for _, g := range s.registry.snapshot() {
-		if (g.name == "") != core {
+	for _, g := range s.registry.Snapshot() {
+		if (g.Name == "") != core {
 			continue
 		}
 		item := aggregatedGroup{Metadata: map[string]string{}}
 		if !core {
-			item.Metadata["name"] = g.name
+			item.Metadata["name"] = g.Name
 		}
-		for _, v := range g.versions {
-			av := aggregatedVersion{Version: v.version, Resources: []aggregatedResource{}, Freshness: "Current"}
-			for _, res := range v.resources {
+		for _, v := range g.Versions {
+			av := aggregatedVersion{Version: v.Version, Resources: []aggregatedResource{}, Freshness: "Current"}
+			for _, res := range v.Resources {
 				scope := "Cluster"
 				if res.Namespaced {
 					scope = "Namespaced"

@@ -128,7 +128,7 @@ func (fc *frameCounter) run(body interface{ Read([]byte) (int, error) }, base ti
 // loadConfigMaps creates n ConfigMaps cm-000000… in "default" through the
 // create path of a POST, with workers goroutines.
 func loadConfigMaps(ctx context.Context, s *Server, n, workers int) error {
-	cms := s.registry.lookup("", "v1", "configmaps")
+	cms := s.registry.Lookup("", "v1", "configmaps")
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for g := range workers {
@@ -194,7 +194,7 @@ func runFanoutLoad(tb testing.TB, ctx context.Context, cfg fanoutLoad) fanoutRes
 
 	// Bodies prepared before the clock starts; each update changes one
 	// object's data.
-	cms := s.registry.lookup("", "v1", "configmaps")
+	cms := s.registry.Lookup("", "v1", "configmaps")
 	bodies := make([][]byte, cfg.events)
 	names := make([]string, cfg.events)
 	for i := range bodies {

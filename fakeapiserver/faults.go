@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/pmap"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -360,7 +361,7 @@ func faultStatus(rule *FailRule) *meta.Status {
 }
 
 // takeContinueExpiry consumes one ExpireNextContinue rule for res.
-func (f *faults) takeContinueExpiry(res *Resource) *continueFault {
+func (f *faults) takeContinueExpiry(res *registry.Resource) *continueFault {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, c := range f.expireContinue {
@@ -369,7 +370,7 @@ func (f *faults) takeContinueExpiry(res *Resource) *continueFault {
 			if c.count--; c.count == 0 {
 				f.expireContinue = append(f.expireContinue[:i], f.expireContinue[i+1:]...)
 			}
-			f.s.log.Info("fault", "fault", "expire continue token", "resource", res.groupResource())
+			f.s.log.Info("fault", "fault", "expire continue token", "resource", res.GroupResource())
 			return &cp
 		}
 	}

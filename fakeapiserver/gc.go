@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -168,7 +169,7 @@ func (g *collector) candidates(uid string) []objectRef {
 
 // dependent is an object that names an owner, as it is now.
 type dependent struct {
-	res *Resource
+	res *registry.Resource
 	obj *storage.Object
 	ref meta.OwnerReference
 }
@@ -198,11 +199,11 @@ func (s *Server) dependentsOf(uid string) []dependent {
 }
 
 // resourceForTable returns a served resource stored in table, or nil.
-func (s *Server) resourceForTable(table string) *Resource {
-	for _, grp := range s.registry.snapshot() {
-		for _, v := range grp.versions {
-			for _, r := range v.resources {
-				if r.storageKey() == table {
+func (s *Server) resourceForTable(table string) *registry.Resource {
+	for _, grp := range s.registry.Snapshot() {
+		for _, v := range grp.Versions {
+			for _, r := range v.Resources {
+				if r.StorageKey() == table {
 					return r
 				}
 			}
@@ -223,8 +224,8 @@ func ownerRefIndex(m *meta.ObjectMeta, uid string) int {
 }
 
 // collect is the collector's reaction to one committed write.
-func (s *Server) collect(ctx context.Context, res *Resource, typ watch.EventType, prev, obj *storage.Object) {
-	table := res.storageKey()
+func (s *Server) collect(ctx context.Context, res *registry.Resource, typ watch.EventType, prev, obj *storage.Object) {
+	table := res.StorageKey()
 	if typ == watch.Deleted {
 		s.gc.forget(s.store, table, obj)
 		for _, d := range s.dependentsOf(obj.Meta.UID) {
@@ -273,8 +274,8 @@ const (
 )
 
 // lookupOwner resolves one of dep's owner references.
-func (s *Server) lookupOwner(dep *meta.ObjectMeta, ref meta.OwnerReference) (ownerState, *Resource, *storage.Object) {
-	res := s.registry.byKind(ref.APIVersion, ref.Kind)
+func (s *Server) lookupOwner(dep *meta.ObjectMeta, ref meta.OwnerReference) (ownerState, *registry.Resource, *storage.Object) {
+	res := s.registry.ByKind(ref.APIVersion, ref.Kind)
 	if res == nil {
 		return ownerUnknown, nil, nil
 	}
@@ -286,7 +287,7 @@ func (s *Server) lookupOwner(dep *meta.ObjectMeta, ref meta.OwnerReference) (own
 		}
 		ns = dep.Namespace
 	}
-	o := s.store.Get(res.storageKey(), storage.ObjectKey(ns, ref.Name))
+	o := s.store.Get(res.StorageKey(), storage.ObjectKey(ns, ref.Name))
 	switch {
 	case o == nil || o.Meta.UID != ref.UID:
 		return ownerAbsent, res, nil
@@ -313,8 +314,8 @@ func (s *Server) recheckOwners(ctx context.Context, obj *storage.Object) {
 // attemptToDelete deletes a dependent whose owners are all gone or
 // waiting for their dependents, or removes the references to such owners
 // when it has a live one too.
-func (s *Server) attemptToDelete(ctx context.Context, res *Resource, dep *storage.Object) {
-	cur := s.store.Get(res.storageKey(), dep.Key)
+func (s *Server) attemptToDelete(ctx context.Context, res *registry.Resource, dep *storage.Object) {
+	cur := s.store.Get(res.StorageKey(), dep.Key)
 	if cur == nil || cur.Meta.UID != dep.Meta.UID {
 		return
 	}
@@ -389,20 +390,20 @@ func unblockOwners(m *meta.ObjectMeta) bool {
 
 // collectorDelete deletes obj through the ordinary delete path with the
 // given propagation policy and obj's uid as a precondition.
-func (s *Server) collectorDelete(ctx context.Context, res *Resource, obj *storage.Object, policy string) {
+func (s *Server) collectorDelete(ctx context.Context, res *registry.Resource, obj *storage.Object, policy string) {
 	opts := deleteOptions{PropagationPolicy: &policy}
 	uid := obj.Meta.UID
 	opts.Preconditions = &struct {
 		UID             *string `json:"uid,omitempty"`
 		ResourceVersion *string `json:"resourceVersion,omitempty"`
 	}{UID: &uid}
-	if res.storageKey() == "/pods" && obj.Meta.Namespace != "" && s.namespaceTerminating(obj.Meta.Namespace) {
+	if res.StorageKey() == "/pods" && obj.Meta.Namespace != "" && s.namespaceTerminating(obj.Meta.Namespace) {
 		// No kubelet confirms a graceful pod deletion here.
 		zero := int64(0)
 		opts.GracePeriodSeconds = &zero
 	}
 	if _, _, err := s.delete(ctx, res, obj.Meta.Namespace, obj.Meta.Name, opts); err != nil && !isGone(err) {
-		s.log.Debug("garbage collector: delete", "resource", res.groupResource(), "key", obj.Key, "err", err)
+		s.log.Debug("garbage collector: delete", "resource", res.GroupResource(), "key", obj.Key, "err", err)
 	}
 }
 
@@ -416,8 +417,8 @@ func isGone(err error) bool {
 // deleteDependents advances the foreground deletion of owner: its
 // dependents are deleted and, once none of them blocks, the
 // foregroundDeletion finalizer is removed.
-func (s *Server) deleteDependents(ctx context.Context, res *Resource, owner *storage.Object) {
-	table, key, uid := res.storageKey(), owner.Key, owner.Meta.UID
+func (s *Server) deleteDependents(ctx context.Context, res *registry.Resource, owner *storage.Object) {
+	table, key, uid := res.StorageKey(), owner.Key, owner.Meta.UID
 	s.gc.run("foreground/"+uid, func() {
 		cur := s.store.Get(table, key)
 		if cur == nil || cur.Meta.UID != uid || !waitingForDependents(cur.Meta) {
@@ -443,8 +444,8 @@ func (s *Server) deleteDependents(ctx context.Context, res *Resource, owner *sto
 
 // orphanDependents processes the orphan finalizer: the owner's reference
 // is removed from every dependent, then the finalizer from the owner.
-func (s *Server) orphanDependents(ctx context.Context, res *Resource, owner *storage.Object) {
-	table, key, uid := res.storageKey(), owner.Key, owner.Meta.UID
+func (s *Server) orphanDependents(ctx context.Context, res *registry.Resource, owner *storage.Object) {
+	table, key, uid := res.StorageKey(), owner.Key, owner.Meta.UID
 	s.gc.run("orphan/"+uid, func() {
 		cur := s.store.Get(table, key)
 		if cur == nil || cur.Meta.UID != uid || !slices.Contains(cur.Meta.Finalizers, finalizerOrphan) {
@@ -465,7 +466,7 @@ func (s *Server) orphanDependents(ctx context.Context, res *Resource, owner *sto
 
 // rewriteMeta changes the metadata of obj (while it keeps its uid) through
 // the ordinary update commit; change reports whether it changed anything.
-func (s *Server) rewriteMeta(ctx context.Context, res *Resource, obj *storage.Object, change func(m *meta.ObjectMeta) bool) {
+func (s *Server) rewriteMeta(ctx context.Context, res *registry.Resource, obj *storage.Object, change func(m *meta.ObjectMeta) bool) {
 	s.rewrite(ctx, res, obj, false, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
 		return rest, change(m)
 	})
@@ -479,8 +480,8 @@ type rewriteFn func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bo
 // commit, retrying on concurrent writes; withBody parses the members
 // beside metadata for change to edit. An update that removes the last
 // finalizer of an object being deleted deletes it, as for any client.
-func (s *Server) rewrite(ctx context.Context, res *Resource, obj *storage.Object, withBody bool, change rewriteFn) {
-	table, uid := res.storageKey(), obj.Meta.UID
+func (s *Server) rewrite(ctx context.Context, res *registry.Resource, obj *storage.Object, withBody bool, change rewriteFn) {
+	table, uid := res.StorageKey(), obj.Meta.UID
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, obj.Key)
 		if cur == nil || cur.Meta.UID != uid {
@@ -497,7 +498,7 @@ func (s *Server) rewrite(ctx context.Context, res *Resource, obj *storage.Object
 			continue
 		}
 		if err != nil {
-			s.log.Debug("garbage collector: update", "resource", res.groupResource(), "key", cur.Key, "err", err)
+			s.log.Debug("garbage collector: update", "resource", res.GroupResource(), "key", cur.Key, "err", err)
 		}
 		return
 	}
@@ -505,7 +506,7 @@ func (s *Server) rewrite(ctx context.Context, res *Resource, obj *storage.Object
 
 // rewritten builds the next version of cur, or nil when change changes
 // nothing.
-func rewritten(res *Resource, cur *storage.Object, withBody bool, change rewriteFn) (*storage.Object, error) {
+func rewritten(res *registry.Resource, cur *storage.Object, withBody bool, change rewriteFn) (*storage.Object, error) {
 	m := storage.CloneMeta(cur.Meta)
 	if !withBody {
 		if _, ok := change(m, nil); !ok {
@@ -522,5 +523,5 @@ func rewritten(res *Resource, cur *storage.Object, withBody bool, change rewrite
 		return nil, nil
 	}
 	doc := documentOf(rest)
-	return storage.Assemble(cur.Kind, cur.APIVersion, m, encodeRest(rest), res.selectableFields(&doc))
+	return storage.Assemble(cur.Kind, cur.APIVersion, m, encodeRest(rest), res.SelectableFields(&doc))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -18,7 +19,7 @@ import (
 type objectHook func(ctx context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error)
 
 // deleteHook may take over a delete; handled says it did.
-type deleteHook func(ctx context.Context, res *Resource, cur *storage.Object, opts deleteOptions) (handled bool, obj *storage.Object, err error)
+type deleteHook func(ctx context.Context, res *registry.Resource, cur *storage.Object, opts deleteOptions) (handled bool, obj *storage.Object, err error)
 
 // afterHook runs after a committed write (prev is nil for a create).
 type afterHook func(ctx context.Context, typ watch.EventType, prev, obj *storage.Object)
@@ -43,8 +44,8 @@ func (s *Server) installHooks() {
 
 // afterWrite runs the resource's after-write hook, if any, then the
 // garbage collector and namespace deletion (gc.go, namespaces.go).
-func (s *Server) afterWrite(ctx context.Context, res *Resource, typ watch.EventType, prev, obj *storage.Object) {
-	if h := s.afterHooks[res.storageKey()]; h != nil {
+func (s *Server) afterWrite(ctx context.Context, res *registry.Resource, typ watch.EventType, prev, obj *storage.Object) {
+	if h := s.afterHooks[res.StorageKey()]; h != nil {
 		h(ctx, typ, prev, obj)
 	}
 	s.collect(ctx, res, typ, prev, obj)

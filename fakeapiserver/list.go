@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/pmap"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
@@ -78,7 +79,7 @@ type listResult struct {
 }
 
 // handleList serves GET on a collection.
-func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	n, err := negotiateRead(r, false)
 	if err != nil {
 		writeError(w, r, err)
@@ -129,8 +130,8 @@ func listMetaJSON(page listResult) []byte {
 }
 
 // list reads one page.
-func (s *Server) list(ctx context.Context, res *Resource, namespace string, o listOptions) (listResult, error) {
-	table := res.storageKey()
+func (s *Server) list(ctx context.Context, res *registry.Resource, namespace string, o listOptions) (listResult, error) {
+	table := res.StorageKey()
 	if s.opts.IgnoreLimit {
 		o.limit = 0
 	}
@@ -242,7 +243,7 @@ func (s *Server) waitForRV(ctx context.Context, rv int64) error {
 }
 
 // page collects up to limit matching objects after start, in key order.
-func (s *Server) page(snap pmap.Map[*storage.Object], readRV int64, namespace, start string, limit int64, issued int64, o listOptions, res *Resource) listResult {
+func (s *Server) page(snap pmap.Map[*storage.Object], readRV int64, namespace, start string, limit int64, issued int64, o listOptions, res *registry.Resource) listResult {
 	lo, hi := "", ""
 	if namespace != "" && res.Namespaced {
 		lo, hi = namespace+"/", namespace+"0" // '0' follows '/'
@@ -297,7 +298,7 @@ type listOut interface {
 // Content-Length), streamed through a buffered writer when large (chunked,
 // as the real server sends big lists), so a list of any size costs one
 // copy of each stored object and no growing buffer.
-func (s *Server) writeList(w http.ResponseWriter, n negotiation, res *Resource, version string, page listResult) {
+func (s *Server) writeList(w http.ResponseWriter, n negotiation, res *registry.Resource, version string, page listResult) {
 	if n.format == formatYAML || n.pretty || listItemsSize(page, n.format) < streamListMin {
 		writeBody(w, n, http.StatusOK, s.encodeList(res, version, n.format, page))
 		return
@@ -324,7 +325,7 @@ func listItemsSize(page listResult, format outputFormat) int {
 }
 
 // encodeList renders a page as <Kind>List (or PartialObjectMetadataList).
-func (s *Server) encodeList(res *Resource, version string, format outputFormat, page listResult) []byte {
+func (s *Server) encodeList(res *registry.Resource, version string, format outputFormat, page listResult) []byte {
 	var buf bytes.Buffer
 	// Room for the list, its metadata and the newline writeBody adds.
 	buf.Grow(512 + len(page.cont) + listItemsSize(page, format))
@@ -335,7 +336,7 @@ func (s *Server) encodeList(res *Resource, version string, format outputFormat, 
 // encodeListTo writes a page as <Kind>List (or PartialObjectMetadataList)
 // to out. Items of a built-in resource are written straight from their
 // stored bytes.
-func (s *Server) encodeListTo(out listOut, res *Resource, version string, format outputFormat, page listResult) {
+func (s *Server) encodeListTo(out listOut, res *registry.Resource, version string, format outputFormat, page listResult) {
 	buf := make([]byte, 0, 512)
 	apiVersion := gv(res.Group, version)
 	if format == formatPartial {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/selector"
 )
@@ -34,7 +35,7 @@ const (
 // parseListOptions reads and validates the options. isWatch selects the
 // watch rules, including the 1.37 default that turns a watch from "" or
 // "0" into a streaming list; watchList says the WatchList feature is on.
-func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watchList bool) (listOptions, error) {
+func parseListOptions(r *http.Request, res *registry.Resource, name string, isWatch, watchList bool) (listOptions, error) {
 	q := r.URL.Query()
 	var o listOptions
 	var err error
@@ -88,8 +89,8 @@ func parseListOptions(r *http.Request, res *Resource, name string, isWatch, watc
 	}
 
 	for _, req := range o.fields.Requirements() {
-		if !res.fieldAllowed(req.Field) {
-			return o, apistatus.BadRequest(res.fieldErrorMessage(req.Field))
+		if !res.FieldAllowed(req.Field) {
+			return o, apistatus.BadRequest(res.FieldErrorMessage(req.Field))
 		}
 	}
 	if name != "" {

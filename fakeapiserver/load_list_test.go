@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -225,8 +226,8 @@ func timePagedList(t *testing.T, ctx context.Context, client *http.Client, url s
 // carries the same bytes as the server the objects came from. Two
 // goroutines decode; the store orders the commits.
 func commitAsIs(ctx context.Context, s *Server, items []json.RawMessage) error {
-	res := s.registry.lookup("", "v1", "pods")
-	nsRes := s.registry.lookup("", "v1", "namespaces")
+	res := s.registry.Lookup("", "v1", "pods")
+	nsRes := s.registry.Lookup("", "v1", "namespaces")
 	// seenMu guards seen.
 	var seenMu sync.Mutex
 	seen := map[string]bool{}
@@ -248,7 +249,7 @@ func commitAsIs(ctx context.Context, s *Server, items []json.RawMessage) error {
 	return <-errs
 }
 
-func commitOneAsIs(ctx context.Context, s *Server, res, nsRes *Resource, item []byte, seenMu *sync.Mutex, seen map[string]bool) error {
+func commitOneAsIs(ctx context.Context, s *Server, res, nsRes *registry.Resource, item []byte, seenMu *sync.Mutex, seen map[string]bool) error {
 	in, err := s.decodeObject(res, "v1", item, "")
 	if err != nil {
 		return err
@@ -265,7 +266,7 @@ func commitOneAsIs(ctx context.Context, s *Server, res, nsRes *Resource, item []
 	seenMu.Unlock()
 	m := in.meta
 	restJSON := encodeRest(in.rest)
-	_, err = s.store.Commit(res.storageKey(), storage.ObjectKey(ns, m.Name), watch.Added, nil, func(rv int64) (*storage.Object, error) {
+	_, err = s.store.Commit(res.StorageKey(), storage.ObjectKey(ns, m.Name), watch.Added, nil, func(rv int64) (*storage.Object, error) {
 		m.ResourceVersion = strconv.FormatInt(rv, 10)
 		return storage.Assemble("Pod", "v1", m, restJSON, nil)
 	})

@@ -92,7 +92,7 @@ func TestLoad(t *testing.T) {
 	}
 	require.NoError(t, s.WaitForWatchers(ctx, "configmaps", watchers))
 	t0 = time.Now()
-	res := s.registry.lookup("", "v1", "configmaps")
+	res := s.registry.Lookup("", "v1", "configmaps")
 	for i := range updates {
 		idx := (i*5 + 1) % objects // shards 1 and 6 in turn
 		name := fmt.Sprintf("cm-%06d", idx)

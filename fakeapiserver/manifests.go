@@ -142,7 +142,7 @@ func (s *Server) loadObject(ctx context.Context, data []byte, manager string) er
 		}
 		return nil
 	}
-	res := s.registry.byKind(head.APIVersion, head.Kind)
+	res := s.registry.ByKind(head.APIVersion, head.Kind)
 	if res == nil {
 		return fmt.Errorf("no resource serves kind %q in %q", head.Kind, head.APIVersion)
 	}
@@ -164,7 +164,7 @@ func (s *Server) loadObject(ctx context.Context, data []byte, manager string) er
 		in.meta.Namespace = ns
 		in.meta.ResourceVersion = ""
 		saved := res.RequireResourceVersion
-		cur := s.store.Get(res.storageKey(), storage.ObjectKey(ns, in.meta.Name))
+		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(ns, in.meta.Name))
 		if cur != nil && (saved || res.Custom) {
 			in.meta.ResourceVersion = cur.Meta.ResourceVersion
 		}

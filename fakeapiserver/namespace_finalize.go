@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -16,7 +17,7 @@ import (
 // field it writes. A terminating namespace whose spec and metadata
 // finalizers are then all gone is deleted by that write.
 
-func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	n, in, wo, err := s.readPut(r, info, res)
 	if err != nil {
 		writeError(w, r, err)
@@ -35,13 +36,13 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 		}
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.Get(res.storageKey(), info.name)
+		cur := s.store.Get(res.StorageKey(), info.name)
 		if cur == nil {
-			writeStatus(w, r, apistatus.NotFound(res.gr(), info.name))
+			writeStatus(w, r, apistatus.NotFound(res.GR(), info.name))
 			return
 		}
 		if rv := in.meta.ResourceVersion; rv != "" && rv != cur.Meta.ResourceVersion {
-			writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
+			writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
 			return
 		}
 		next, err := rewritten(res, cur, true, func(_ *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
@@ -69,5 +70,5 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 		writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, gv(res.Group, info.version)))
 		return
 	}
-	writeStatus(w, r, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified))
+	writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
 }

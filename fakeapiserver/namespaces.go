@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -59,7 +60,7 @@ func namespaceSpecDefault(rest []jsonv.Member) []jsonv.Member {
 	return replaceMember(rest, "spec", &spec)
 }
 
-func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *storage.Object, _ deleteOptions) (bool, *storage.Object, error) {
+func (s *Server) namespaceDeleteHook(ctx context.Context, res *registry.Resource, cur *storage.Object, _ deleteOptions) (bool, *storage.Object, error) {
 	name := cur.Meta.Name
 	if protectedNamespaces[name] {
 		st := apistatus.New(403, meta.ReasonForbidden, fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", name))
@@ -78,11 +79,11 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *st
 		if err != nil {
 			return true, nil, err
 		}
-		terminating, err = s.store.Commit(res.storageKey(), cur.Key, watch.Modified, cur, func(rv int64) (*storage.Object, error) {
+		terminating, err = s.store.Commit(res.StorageKey(), cur.Key, watch.Modified, cur, func(rv int64) (*storage.Object, error) {
 			return next.WithResourceVersion(rv)
 		})
 		if errors.Is(err, storage.ErrChanged) {
-			return true, nil, apistatus.Conflict(res.gr(), name, apistatus.MsgModified)
+			return true, nil, apistatus.Conflict(res.GR(), name, apistatus.MsgModified)
 		}
 		if err != nil {
 			return true, nil, err
@@ -90,7 +91,7 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *Resource, cur *st
 		s.afterWrite(ctx, res, watch.Modified, cur, terminating)
 	}
 	s.syncNamespace(ctx, name)
-	if now := s.store.Get(res.storageKey(), cur.Key); now != nil && now.Meta.UID == cur.Meta.UID {
+	if now := s.store.Get(res.StorageKey(), cur.Key); now != nil && now.Meta.UID == cur.Meta.UID {
 		return true, now, nil
 	}
 	return true, terminating, nil
@@ -116,7 +117,7 @@ func (s *Server) syncNamespace(ctx context.Context, ns string) {
 }
 
 func (s *Server) syncNamespaceOnce(ctx context.Context, name string) {
-	nsRes := s.registry.lookup("", "v1", "namespaces")
+	nsRes := s.registry.Lookup("", "v1", "namespaces")
 	nsObj := s.store.Get("/namespaces", name)
 	if nsRes == nil || nsObj == nil || nsObj.Meta.DeletionTimestamp == nil {
 		return
@@ -149,16 +150,16 @@ func (s *Server) syncNamespaceOnce(ctx context.Context, name string) {
 
 // namespacedResources returns one served resource per namespaced storage
 // table that holds objects.
-func (s *Server) namespacedResources() []*Resource {
-	var out []*Resource
+func (s *Server) namespacedResources() []*registry.Resource {
+	var out []*registry.Resource
 	seen := map[string]bool{}
-	for _, grp := range s.registry.snapshot() {
-		for _, v := range grp.versions {
-			for _, res := range v.resources {
-				if !res.Namespaced || isVirtual(res) || seen[res.storageKey()] {
+	for _, grp := range s.registry.Snapshot() {
+		for _, v := range grp.Versions {
+			for _, res := range v.Resources {
+				if !res.Namespaced || isVirtual(res) || seen[res.StorageKey()] {
 					continue
 				}
-				seen[res.storageKey()] = true
+				seen[res.StorageKey()] = true
 				out = append(out, res)
 			}
 		}
@@ -167,8 +168,8 @@ func (s *Server) namespacedResources() []*Resource {
 }
 
 // objectsIn returns the objects of res in namespace ns now.
-func (s *Server) objectsIn(res *Resource, ns string) []*storage.Object {
-	snap, _ := s.store.Current(res.storageKey())
+func (s *Server) objectsIn(res *registry.Resource, ns string) []*storage.Object {
+	snap, _ := s.store.Current(res.StorageKey())
 	var out []*storage.Object
 	snap.Ascend(ns+"/", func(_ string, obj *storage.Object) bool {
 		if obj.Meta.Namespace != ns {
@@ -264,8 +265,8 @@ func removeSpecFinalizer(rest []jsonv.Member, f string) ([]jsonv.Member, bool) {
 // specFinalizersRemain reports whether obj is a namespace whose
 // spec.finalizers still hold it: an update that leaves metadata.finalizers
 // empty does not delete such a namespace.
-func specFinalizersRemain(res *Resource, obj *storage.Object) bool {
-	if res.storageKey() != "/namespaces" {
+func specFinalizersRemain(res *registry.Resource, obj *storage.Object) bool {
+	if res.StorageKey() != "/namespaces" {
 		return false
 	}
 	doc, err := obj.Document()

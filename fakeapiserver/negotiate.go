@@ -10,6 +10,7 @@ import (
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 )
 
 // Content negotiation: the server speaks JSON (and YAML for single
@@ -166,7 +167,7 @@ func bodyMediaType(r *http.Request) (string, error) {
 // checkTarget refuses a metadata-only request whose kind does not fit the
 // response: PartialObjectMetadata for a list or PartialObjectMetadataList
 // for one object (406, with the real server's words).
-func (n negotiation) checkTarget(res *Resource, list bool) error {
+func (n negotiation) checkTarget(res *registry.Resource, list bool) error {
 	if n.format != formatPartial || n.partialList == list {
 		return nil
 	}
@@ -178,7 +179,7 @@ func (n negotiation) checkTarget(res *Resource, list bool) error {
 
 // goTypeName approximates the real server's internal Go type name of a
 // resource's objects, as its 406 messages show it ("*core.ConfigMap").
-func goTypeName(res *Resource) string {
+func goTypeName(res *registry.Resource) string {
 	if res.Custom {
 		return "*unstructured.Unstructured"
 	}

@@ -27,7 +27,7 @@ type openAPICache struct {
 }
 
 func (s *Server) openAPIDocs() (map[string][]byte, []byte) {
-	gen := s.registry.generation()
+	gen := s.registry.Generation()
 	c := &s.openapi
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -35,13 +35,13 @@ func (s *Server) openAPIDocs() (map[string][]byte, []byte) {
 		return c.docs, c.index
 	}
 	docs := map[string][]byte{}
-	for _, g := range s.registry.snapshot() {
-		for _, v := range g.versions {
+	for _, g := range s.registry.Snapshot() {
+		for _, v := range g.Versions {
 			var rs []openapi.Resource
-			for _, r := range v.resources {
+			for _, r := range v.Resources {
 				rs = append(rs, openapi.Resource{Group: r.Group, Version: r.Version, Plural: r.Name, Kind: r.Kind, Namespaced: r.Namespaced, Verbs: r.Verbs})
 			}
-			docs[openapi.Path(g.name, v.version)] = openapi.GroupVersion(g.name, v.version, rs, openapi.Builtin())
+			docs[openapi.Path(g.Name, v.Version)] = openapi.GroupVersion(g.Name, v.Version, rs, openapi.Builtin())
 		}
 	}
 	c.gen, c.ok, c.docs, c.index = gen, true, docs, openapi.Index(docs)

@@ -21,7 +21,7 @@ func (s *Server) openAPIV2() ([]byte, error) {
 	c := &s.openapiV2
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	gen := s.registry.generation()
+	gen := s.registry.Generation()
 	if c.doc != nil && c.gen == gen {
 		return c.doc, nil
 	}

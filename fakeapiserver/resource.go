@@ -6,12 +6,13 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
 // serveResource dispatches a request on a resource URL by verb.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requestInfo) {
-	if !s.registry.hasGroupVersion(info.group, info.version) {
+	if !s.registry.HasGroupVersion(info.group, info.version) {
 		// The real server has no handler at all there: a plain text 404.
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -19,22 +20,22 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		_, _ = w.Write([]byte("404 page not found\n"))
 		return
 	}
-	res := s.registry.lookup(info.group, info.version, info.resource)
+	res := s.registry.Lookup(info.group, info.version, info.resource)
 	if res == nil || (!res.Namespaced && info.namespace != "") {
 		writeStatus(w, r, apistatus.PathNotFound())
 		return
 	}
-	if info.subresource == "binding" && res.storageKey() == "/pods" && info.verb == "create" {
-		if b := s.registry.lookup("", "v1", "bindings"); b != nil {
+	if info.subresource == "binding" && res.StorageKey() == "/pods" && info.verb == "create" {
+		if b := s.registry.Lookup("", "v1", "bindings"); b != nil {
 			info.name = ""
 			s.handleVirtualCreate(w, r, info, b)
 			return
 		}
 	}
-	scale := info.subresource == "scale" && res.hasSubresource("scale")
-	finalize := info.subresource == "finalize" && res.storageKey() == "/namespaces" && info.verb == "update"
+	scale := info.subresource == "scale" && res.HasSubresource("scale")
+	finalize := info.subresource == "finalize" && res.StorageKey() == "/namespaces" && info.verb == "update"
 	if info.subresource != "" {
-		if (info.subresource != "status" || !res.hasStatus()) && !scale && !finalize {
+		if (info.subresource != "status" || !res.HasStatus()) && !scale && !finalize {
 			writeStatus(w, r, apistatus.PathNotFound())
 			return
 		}
@@ -45,7 +46,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 			return
 		}
 	}
-	if info.verb == "" || !res.hasVerb(info.verb) || ((info.verb == "update" || info.verb == "patch") && info.name == "") {
+	if info.verb == "" || !res.HasVerb(info.verb) || ((info.verb == "update" || info.verb == "patch") && info.name == "") {
 		writeStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
@@ -88,7 +89,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 }
 
 // handleGet serves GET on one object (and its /status).
-func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	n, err := negotiateRead(r, false)
 	if err != nil {
 		writeError(w, r, err)
@@ -109,9 +110,9 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestI
 			return
 		}
 	}
-	obj := s.store.Get(res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name))
+	obj := s.store.Get(res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.name))
 	if obj == nil {
-		writeStatus(w, r, apistatus.NotFound(res.gr(), info.name))
+		writeStatus(w, r, apistatus.NotFound(res.GR(), info.name))
 		return
 	}
 	if n.format == formatTable {
@@ -127,7 +128,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestI
 }
 
 // nsFor is the namespace part of an object key for a request.
-func nsFor(res *Resource, info requestInfo) string {
+func nsFor(res *registry.Resource, info requestInfo) string {
 	if !res.Namespaced {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/reviewpb"
 )
 
@@ -16,7 +17,7 @@ import (
 // reviews, protobuf is read too, because kubectl's typed clients send it
 // and give their users no switch (kubectl auth can-i, can-i --list,
 // whoami). A protobuf body of any other kind is the usual 415.
-func (s *Server) readVirtualBody(r *http.Request, res *Resource, version string) ([]byte, error) {
+func (s *Server) readVirtualBody(r *http.Request, res *registry.Resource, version string) ([]byte, error) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == mediaProtobuf &&
 		reviewpb.Supports(gv(res.Group, version), res.Kind) {
 		data, err := readBody(r, s.opts.MaxRequestBodyBytes)

@@ -15,6 +15,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
@@ -47,8 +48,8 @@ type scaleSpec struct {
 
 // scaleFor returns how res scales, or nil when it has no scale
 // subresource.
-func (s *Server) scaleFor(res *Resource) *scaleSpec {
-	if !res.hasSubresource("scale") {
+func (s *Server) scaleFor(res *registry.Resource) *scaleSpec {
+	if !res.HasSubresource("scale") {
 		return nil
 	}
 	if !res.Custom {
@@ -87,15 +88,6 @@ func (s *Server) scaleFor(res *Resource) *scaleSpec {
 	return nil
 }
 
-func (r *Resource) hasSubresource(name string) bool {
-	for _, sub := range r.Subresources {
-		if sub.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // jsonPath splits a CRD's simple JSON path (".spec.replicas").
 func jsonPath(p string) []string {
 	p = strings.TrimPrefix(p, ".")
@@ -106,7 +98,7 @@ func jsonPath(p string) []string {
 }
 
 // serveScale serves get, update and patch on a scale subresource.
-func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	sc := s.scaleFor(res)
 	if sc == nil {
 		writeStatus(w, r, apistatus.PathNotFound())
@@ -124,9 +116,9 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info request
 	var obj *storage.Object
 	switch info.verb {
 	case "get":
-		obj = s.store.Get(res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name))
+		obj = s.store.Get(res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.name))
 		if obj == nil {
-			err = apistatus.NotFound(res.gr(), info.name)
+			err = apistatus.NotFound(res.GR(), info.name)
 		}
 	case "update":
 		obj, err = s.scaleUpdate(r, info, res, sc)
@@ -282,7 +274,7 @@ func selectorOf(sel *jsonv.Value) string {
 }
 
 // scaleUpdate serves PUT of a Scale.
-func (s *Server) scaleUpdate(r *http.Request, info requestInfo, res *Resource, sc *scaleSpec) (*storage.Object, error) {
+func (s *Server) scaleUpdate(r *http.Request, info requestInfo, res *registry.Resource, sc *scaleSpec) (*storage.Object, error) {
 	_, data, wo, err := s.readWrite(r)
 	if err != nil {
 		return nil, err
@@ -296,7 +288,7 @@ func (s *Server) scaleUpdate(r *http.Request, info requestInfo, res *Resource, s
 
 // scalePatch serves PATCH of a Scale: the patch applies to the current
 // Scale, the result is written as by PUT.
-func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc *scaleSpec) (*storage.Object, error) {
+func (s *Server) scalePatch(r *http.Request, info requestInfo, res *registry.Resource, sc *scaleSpec) (*storage.Object, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var apply func(target, p []byte) (jsonv.Value, error)
 	switch mt {
@@ -318,9 +310,9 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc
 		return nil, err
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.Get(res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name))
+		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.name))
 		if cur == nil {
-			return nil, apistatus.NotFound(res.gr(), info.name)
+			return nil, apistatus.NotFound(res.GR(), info.name)
 		}
 		scale, err := scaleOf(cur, sc)
 		if err != nil {
@@ -346,7 +338,7 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *Resource, sc
 		}
 		return obj, err
 	}
-	return nil, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified)
+	return nil, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified)
 }
 
 // scaleWrite is a decoded Scale to write.
@@ -388,8 +380,8 @@ func decodeScale(data []byte, name string) (*scaleWrite, error) {
 }
 
 // scaleTo sets the parent's replica count from a Scale.
-func (s *Server) scaleTo(ctx context.Context, res *Resource, info requestInfo, sc *scaleSpec, in *scaleWrite, wo writeOptions) (*storage.Object, error) {
-	table, key := res.storageKey(), storage.ObjectKey(nsFor(res, info), info.name)
+func (s *Server) scaleTo(ctx context.Context, res *registry.Resource, info requestInfo, sc *scaleSpec, in *scaleWrite, wo writeOptions) (*storage.Object, error) {
+	table, key := res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.name)
 	replicas := int64(0)
 	if in.Spec.Replicas != nil {
 		replicas = *in.Spec.Replicas
@@ -397,16 +389,16 @@ func (s *Server) scaleTo(ctx context.Context, res *Resource, info requestInfo, s
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, key)
 		if cur == nil {
-			return nil, apistatus.NotFound(res.gr(), info.name)
+			return nil, apistatus.NotFound(res.GR(), info.name)
 		}
 		if in.expect != nil && cur != in.expect {
 			return nil, storage.ErrChanged
 		}
 		if rv := in.Metadata.ResourceVersion; rv != "" && rv != cur.Meta.ResourceVersion {
-			return nil, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified)
+			return nil, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified)
 		}
 		if in.Metadata.UID != "" && in.Metadata.UID != cur.Meta.UID {
-			return nil, apistatus.Conflict(res.gr(), info.name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.Meta.UID))
+			return nil, apistatus.Conflict(res.GR(), info.name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.Meta.UID))
 		}
 		rest, err := restOf(cur)
 		if err != nil {
@@ -423,13 +415,13 @@ func (s *Server) scaleTo(ctx context.Context, res *Resource, info requestInfo, s
 		case errors.Is(err, storage.ErrChanged) && in.expect != nil:
 			return nil, storage.ErrChanged
 		case errors.Is(err, storage.ErrChanged) && in.Metadata.ResourceVersion != "":
-			return nil, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified)
+			return nil, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified)
 		case errors.Is(err, storage.ErrChanged):
 			continue
 		}
 		return obj, err
 	}
-	return nil, apistatus.Conflict(res.gr(), info.name, apistatus.MsgModified)
+	return nil, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified)
 }
 
 // setPath sets the member at path (at least one key) in rest, creating

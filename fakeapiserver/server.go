@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
@@ -25,7 +26,7 @@ import (
 type Server struct {
 	opts     Options
 	clock    Clock
-	registry *registry
+	registry *registry.Registry
 	store    *storage.Store
 	faults   *faults
 	log      *slog.Logger
@@ -88,7 +89,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:     opts,
 		clock:    opts.Clock,
-		registry: newRegistry(),
+		registry: registry.NewBuiltin(),
 		store:    storage.New(opts.Clock.Now, opts.HistoryLimit),
 		log:      opts.Logger,
 		conns:    map[net.Conn]struct{}{},
@@ -113,12 +114,6 @@ func New(opts Options) *Server {
 		s.rng = rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
 	} else {
 		s.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
-	}
-	for i := range builtinResources {
-		r := builtinResources[i]
-		r.ListKind = r.Kind + "List"
-		applyBehaviour(&r)
-		s.registry.add(&r)
 	}
 	if !opts.NoDefaultObjects {
 		s.createDefaultObjects()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 )
@@ -17,12 +18,12 @@ import (
 // resourceVersion; each watch event a one-row Table, only the first of
 // the stream carrying columnDefinitions.
 
-// printer returns the Table printer of res: the built-in one for its
+// printerFor returns the Table printer of r: the built-in one for its
 // group and resource, or the CRD's additionalPrinterColumns (Name and Age
 // without any) for a custom resource.
-func (r *Resource) printer() tbl.Printer {
+func printerFor(r *registry.Resource) tbl.Printer {
 	if r.Custom {
-		return tbl.ForCustom(r.printerColumns)
+		return tbl.ForCustom(r.PrinterColumns)
 	}
 	return tbl.For(r.Group, r.Name)
 }
@@ -36,9 +37,9 @@ type tableRenderer struct {
 
 // newTableRenderer prepares the Table output of res at a served version
 // for a negotiated request.
-func (s *Server) newTableRenderer(res *Resource, version string, n negotiation) *tableRenderer {
+func (s *Server) newTableRenderer(res *registry.Resource, version string, n negotiation) *tableRenderer {
 	return &tableRenderer{
-		printer:    res.printer(),
+		printer:    printerFor(res),
 		apiVersion: gv(res.Group, version),
 		opts:       tbl.Options{Include: n.include, APIVersion: n.tableAPIVersion},
 	}

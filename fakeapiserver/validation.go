@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/selector"
 )
@@ -41,24 +42,24 @@ func regexError(msg, format string, examples ...string) string {
 
 // nameProblems returns what is wrong with a name under rule, as the real
 // server words it.
-func nameProblems(name string, rule NameRule) []string {
+func nameProblems(name string, rule registry.NameRule) []string {
 	var errs []string
 	switch rule {
-	case NameLabel:
+	case registry.NameLabel:
 		if len(name) > 63 {
 			errs = append(errs, "must be no more than 63 characters")
 		}
 		if !dns1123LabelRe.MatchString(name) {
 			errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
 		}
-	case NameDNS1035:
+	case registry.NameDNS1035:
 		if len(name) > 63 {
 			errs = append(errs, "must be no more than 63 characters")
 		}
 		if !dns1035LabelRe.MatchString(name) {
 			errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
 		}
-	case NamePathSegment:
+	case registry.NamePathSegment:
 		switch name {
 		case ".", "..":
 			errs = append(errs, fmt.Sprintf("may not be '%s'", name))
@@ -80,7 +81,7 @@ func nameProblems(name string, rule NameRule) []string {
 }
 
 // validateMeta checks metadata common to create and update.
-func validateMeta(res *Resource, m *meta.ObjectMeta) []apistatus.FieldError {
+func validateMeta(res *registry.Resource, m *meta.ObjectMeta) []apistatus.FieldError {
 	var errs []apistatus.FieldError
 	if m.Name == "" {
 		errs = append(errs, apistatus.FieldRequired("metadata.name", "name or generateName is required"))

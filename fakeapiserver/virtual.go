@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -18,12 +19,12 @@ import (
 // forbid rule says otherwise), and a Binding assigns a pod to a node.
 
 // isVirtual reports a create-only resource.
-func isVirtual(res *Resource) bool {
+func isVirtual(res *registry.Resource) bool {
 	return slices.Equal(res.Verbs, []string{"create"})
 }
 
 // handleVirtualCreate answers POST on a create-only resource.
-func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	n, err := negotiate(r, false)
 	if err != nil {
 		writeError(w, r, err)
@@ -66,7 +67,7 @@ func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, inf
 	writeBody(w, n, http.StatusCreated, encodeObject(obj, n.format, gv(res.Group, info.version)))
 }
 
-func (s *Server) virtualStatus(ctx context.Context, res *Resource, info requestInfo, in *incoming, user User) (*jsonv.Value, error) {
+func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info requestInfo, in *incoming, user User) (*jsonv.Value, error) {
 	var st any
 	switch res.Name {
 	case "selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews":
@@ -74,16 +75,16 @@ func (s *Server) virtualStatus(ctx context.Context, res *Resource, info requestI
 		if attrs := findMember(in.rest, "spec"); attrs != nil {
 			if ra := attrs.Get("resourceAttributes"); ra != nil {
 				ri := requestInfo{
-					group:     lookupString(ra, "group"),
-					resource:  lookupString(ra, "resource"),
-					namespace: lookupString(ra, "namespace"),
-					name:      lookupString(ra, "name"),
+					group:     registry.LookupString(ra, "group"),
+					resource:  registry.LookupString(ra, "resource"),
+					namespace: registry.LookupString(ra, "namespace"),
+					name:      registry.LookupString(ra, "name"),
 				}
 				who := user
 				if res.Name != "selfsubjectaccessreviews" {
-					who = User{Name: lookupString(attrs, "user")}
+					who = User{Name: registry.LookupString(attrs, "user")}
 				}
-				if s.forbidden(who, lookupString(ra, "verb"), ri) {
+				if s.forbidden(who, registry.LookupString(ra, "verb"), ri) {
 					st = map[string]any{"allowed": false, "denied": true, "reason": "forbidden by a fake API server rule"}
 				}
 			}
@@ -95,7 +96,7 @@ func (s *Server) virtualStatus(ctx context.Context, res *Resource, info requestI
 	case "tokenreviews":
 		token := ""
 		if spec := findMember(in.rest, "spec"); spec != nil {
-			token = lookupString(spec, "token")
+			token = registry.LookupString(spec, "token")
 		}
 		if u, ok := s.opts.Tokens[token]; ok {
 			st = map[string]any{"authenticated": true, "user": map[string]any{"username": u.Name, "groups": append(u.Groups, "system:authenticated")}}
@@ -117,19 +118,19 @@ func (s *Server) virtualStatus(ctx context.Context, res *Resource, info requestI
 // bindPod sets spec.nodeName of the named pod, as the scheduler's Binding
 // does; a pod already bound is a 409.
 func (s *Server) bindPod(ctx context.Context, ns string, in *incoming) error {
-	pods := s.registry.lookup("", "v1", "pods")
+	pods := s.registry.Lookup("", "v1", "pods")
 	target := findMember(in.rest, "target")
-	node := lookupString(target, "name")
+	node := registry.LookupString(target, "name")
 	if pods == nil || node == "" {
 		return apistatus.Invalid("", "Binding", in.meta.Name, []apistatus.FieldError{apistatus.FieldRequired("target.name", "")})
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.Get(pods.storageKey(), storage.ObjectKey(ns, in.meta.Name))
+		cur := s.store.Get(pods.StorageKey(), storage.ObjectKey(ns, in.meta.Name))
 		if cur == nil {
-			return apistatus.NotFound(pods.gr(), in.meta.Name)
+			return apistatus.NotFound(pods.GR(), in.meta.Name)
 		}
 		if v, _ := cur.Field("spec.nodeName"); v != "" {
-			return apistatus.Conflict(pods.gr(), in.meta.Name, fmt.Sprintf("pod %s is already assigned to node %q", in.meta.Name, v))
+			return apistatus.Conflict(pods.GR(), in.meta.Name, fmt.Sprintf("pod %s is already assigned to node %q", in.meta.Name, v))
 		}
 		rest, err := restOf(cur)
 		if err != nil {
@@ -149,5 +150,5 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *incoming) error {
 			return err
 		}
 	}
-	return apistatus.Conflict(pods.gr(), in.meta.Name, apistatus.MsgModified)
+	return apistatus.Conflict(pods.GR(), in.meta.Name, apistatus.MsgModified)
 }

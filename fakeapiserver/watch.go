@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -43,7 +44,7 @@ type eventSink interface {
 
 // watchRequest is a parsed, validated watch.
 type watchRequest struct {
-	res       *Resource
+	res       *registry.Resource
 	version   string
 	namespace string
 	opts      listOptions
@@ -68,7 +69,7 @@ func watchClient(r *http.Request) string {
 }
 
 // handleWatch serves a watch over chunked HTTP (or a websocket upgrade).
-func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info requestInfo, res *Resource) {
+func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
 	wr, err := s.parseWatch(r, info, res)
 	if err != nil {
 		writeError(w, r, err)
@@ -104,7 +105,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 
 // parseWatch validates a watch request before the response starts: every
 // error here is an immediate non-200 answer.
-func (s *Server) parseWatch(r *http.Request, info requestInfo, res *Resource) (watchRequest, error) {
+func (s *Server) parseWatch(r *http.Request, info requestInfo, res *registry.Resource) (watchRequest, error) {
 	n, err := negotiateRead(r, true)
 	if err != nil {
 		return watchRequest{}, err
@@ -131,7 +132,7 @@ func (s *Server) parseWatch(r *http.Request, info requestInfo, res *Resource) (w
 
 // runWatch streams events to sink until the watch ends.
 func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) {
-	table := wr.res.storageKey()
+	table := wr.res.StorageKey()
 	o := wr.opts
 	rv, _ := parseRV(o.rv)
 	initial := o.sendInitialEvents != nil && *o.sendInitialEvents
@@ -414,7 +415,7 @@ func (st *watchStream) send(c *storage.Change) error {
 	}
 	st.lastRV, st.bookmarked = c.RV, false
 	if st.w.TakeCorrupt() {
-		st.s.log.Info("fault", "fault", "corrupt watch frame", "resource", st.wr.res.groupResource())
+		st.s.log.Info("fault", "fault", "corrupt watch frame", "resource", st.wr.res.GroupResource())
 		return st.sink.frame(typ, []byte("{not json}"))
 	}
 	if st.wr.table != nil {

@@ -1,4 +1,4 @@
-package fakeapiserver
+package registry
 
 import (
 	"slices"
@@ -12,9 +12,9 @@ import (
 // verbs, scope) come from resources_builtin.go; the rules here were read
 // from the real server's registry strategies and field label conversions.
 
-// fieldSpec says how to read one selectable field from an object.
-type fieldSpec struct {
-	path []string
+// FieldSpec says how to read one selectable field from an object.
+type FieldSpec struct {
+	Path []string
 	// typ is the field's Go type on the real server, which decides the
 	// value of an absent field ("" / "false" / "0").
 	typ fieldType
@@ -30,13 +30,13 @@ const (
 	fieldInt
 )
 
-func sf(path ...string) fieldSpec  { return fieldSpec{path: path} }
-func bf(path ...string) fieldSpec  { return fieldSpec{path: path, typ: fieldBool} }
-func inf(path ...string) fieldSpec { return fieldSpec{path: path, typ: fieldInt} }
+func sf(path ...string) FieldSpec  { return FieldSpec{Path: path} }
+func bf(path ...string) FieldSpec  { return FieldSpec{Path: path, typ: fieldBool} }
+func inf(path ...string) FieldSpec { return FieldSpec{Path: path, typ: fieldInt} }
 
 // behaviour is the overlay for one group/resource.
 type behaviour struct {
-	fields           map[string]fieldSpec
+	fields           map[string]FieldSpec
 	fieldError       func(field string) string
 	noNamespaceField bool
 	generation       bool
@@ -47,7 +47,7 @@ type behaviour struct {
 	noWatchCache     bool
 }
 
-var eventFields = map[string]fieldSpec{
+var eventFields = map[string]FieldSpec{
 	"involvedObject.kind":            sf("involvedObject", "kind"),
 	"involvedObject.namespace":       sf("involvedObject", "namespace"),
 	"involvedObject.name":            sf("involvedObject", "name"),
@@ -58,10 +58,10 @@ var eventFields = map[string]fieldSpec{
 	"reason":                         sf("reason"),
 	"reportingComponent":             sf("reportingComponent"),
 	"source": {read: func(obj *jsonv.Value) string {
-		if s := lookupString(obj, "source", "component"); s != "" {
+		if s := LookupString(obj, "source", "component"); s != "" {
 			return s
 		}
-		return lookupString(obj, "reportingComponent")
+		return LookupString(obj, "reportingComponent")
 	}},
 	"type": sf("type"),
 }
@@ -70,7 +70,7 @@ var eventFields = map[string]fieldSpec{
 var behaviours = map[string]behaviour{
 	"/pods": {
 		generation: true, returnsObject: true,
-		fields: map[string]fieldSpec{
+		fields: map[string]FieldSpec{
 			"spec.nodeName":           sf("spec", "nodeName"),
 			"spec.restartPolicy":      sf("spec", "restartPolicy"),
 			"spec.schedulerName":      sf("spec", "schedulerName"),
@@ -79,21 +79,21 @@ var behaviours = map[string]behaviour{
 			"status.phase":            sf("status", "phase"),
 			"status.podIP": {read: func(obj *jsonv.Value) string {
 				if ips := lookup(obj, "status", "podIPs"); ips != nil && ips.Kind == jsonv.Array && len(ips.Arr) > 0 {
-					return lookupString(&ips.Arr[0], "ip")
+					return LookupString(&ips.Arr[0], "ip")
 				}
-				return lookupString(obj, "status", "podIP")
+				return LookupString(obj, "status", "podIP")
 			}},
 			"status.podIPs":            {read: func(*jsonv.Value) string { return "" }},
 			"status.nominatedNodeName": sf("status", "nominatedNodeName"),
 			"spec.host":                sf("spec", "nodeName"),
 		},
 	},
-	"/nodes":                  {noNamespaceField: true, fields: map[string]fieldSpec{"spec.unschedulable": bf("spec", "unschedulable")}},
-	"/namespaces":             {noNamespaceField: true, returnsObject: true, nameRule: NameLabel, fields: map[string]fieldSpec{"status.phase": sf("status", "phase")}},
-	"/replicationcontrollers": {generation: true, fields: map[string]fieldSpec{"status.replicas": inf("status", "replicas")}},
+	"/nodes":                  {noNamespaceField: true, fields: map[string]FieldSpec{"spec.unschedulable": bf("spec", "unschedulable")}},
+	"/namespaces":             {noNamespaceField: true, returnsObject: true, nameRule: NameLabel, fields: map[string]FieldSpec{"status.phase": sf("status", "phase")}},
+	"/replicationcontrollers": {generation: true, fields: map[string]FieldSpec{"status.replicas": inf("status", "replicas")}},
 	"/events":                 {createOnUpdate: true, noWatchCache: true, fields: eventFields},
-	"/secrets":                {fields: map[string]fieldSpec{"type": sf("type")}},
-	"/services":               {createOnUpdate: true, returnsObject: true, nameRule: NameDNS1035, fields: map[string]fieldSpec{"spec.clusterIP": sf("spec", "clusterIP"), "spec.type": sf("spec", "type")}},
+	"/secrets":                {fields: map[string]FieldSpec{"type": sf("type")}},
+	"/services":               {createOnUpdate: true, returnsObject: true, nameRule: NameDNS1035, fields: map[string]FieldSpec{"spec.clusterIP": sf("spec", "clusterIP"), "spec.type": sf("spec", "type")}},
 	"/endpoints":              {createOnUpdate: true},
 	"/limitranges":            {createOnUpdate: true},
 	"/serviceaccounts":        {returnsObject: true},
@@ -102,14 +102,14 @@ var behaviours = map[string]behaviour{
 	"/podtemplates":           {generation: true, returnsObject: true},
 	"/resourcequotas":         {returnsObject: true},
 	"batch/jobs": {generation: true,
-		fields:     map[string]fieldSpec{"status.successful": inf("status", "successful")},
+		fields:     map[string]FieldSpec{"status.successful": inf("status", "successful")},
 		fieldError: func(f string) string { return "field label " + strconv.Quote(f) + " not supported for Job" }},
 	"batch/cronjobs":    {generation: true},
 	"apps/deployments":  {generation: true},
 	"apps/replicasets":  {generation: true},
 	"apps/statefulsets": {generation: true},
 	"apps/daemonsets":   {generation: true},
-	"events.k8s.io/events": {noWatchCache: true, fields: map[string]fieldSpec{
+	"events.k8s.io/events": {noWatchCache: true, fields: map[string]FieldSpec{
 		"regarding.kind": sf("regarding", "kind"), "regarding.namespace": sf("regarding", "namespace"),
 		"regarding.name": sf("regarding", "name"), "regarding.uid": sf("regarding", "uid"),
 		"regarding.apiVersion": sf("regarding", "apiVersion"), "regarding.resourceVersion": sf("regarding", "resourceVersion"),
@@ -138,8 +138,8 @@ var behaviours = map[string]behaviour{
 	"admissionregistration.k8s.io/validatingadmissionpolicybindings": {generation: true, requireRV: true},
 	"admissionregistration.k8s.io/mutatingadmissionpolicies":         {generation: true, requireRV: true},
 	"admissionregistration.k8s.io/mutatingadmissionpolicybindings":   {generation: true, requireRV: true},
-	"certificates.k8s.io/certificatesigningrequests":                 {noNamespaceField: true, fields: map[string]fieldSpec{"spec.signerName": sf("spec", "signerName")}},
-	"certificates.k8s.io/clustertrustbundles":                        {noNamespaceField: true, requireRV: true, fields: map[string]fieldSpec{"spec.signerName": sf("spec", "signerName")}},
+	"certificates.k8s.io/certificatesigningrequests":                 {noNamespaceField: true, fields: map[string]FieldSpec{"spec.signerName": sf("spec", "signerName")}},
+	"certificates.k8s.io/clustertrustbundles":                        {noNamespaceField: true, requireRV: true, fields: map[string]FieldSpec{"spec.signerName": sf("spec", "signerName")}},
 	"storage.k8s.io/storageclasses":                                  {returnsObject: true},
 	"storage.k8s.io/csidrivers":                                      {returnsObject: true, requireRV: true},
 	"storage.k8s.io/csinodes":                                        {returnsObject: true, requireRV: true},
@@ -147,7 +147,7 @@ var behaviours = map[string]behaviour{
 	"storage.k8s.io/volumeattachments":                               {returnsObject: true, requireRV: true},
 	"storage.k8s.io/volumeattributesclasses":                         {returnsObject: true},
 	"resource.k8s.io/deviceclasses":                                  {generation: true, returnsObject: true},
-	"resource.k8s.io/resourceslices": {generation: true, returnsObject: true, noNamespaceField: true, fields: map[string]fieldSpec{
+	"resource.k8s.io/resourceslices": {generation: true, returnsObject: true, noNamespaceField: true, fields: map[string]FieldSpec{
 		"spec.nodeName": sf("spec", "nodeName"), "spec.driver": sf("spec", "driver"), "spec.pool.name": sf("spec", "pool", "name")}},
 	"resource.k8s.io/resourceclaims":                 {returnsObject: true},
 	"resource.k8s.io/resourceclaimtemplates":         {returnsObject: true},
@@ -156,7 +156,7 @@ var behaviours = map[string]behaviour{
 
 // applyBehaviour fills r's behaviour fields from the overlay table.
 func applyBehaviour(r *Resource) {
-	b, ok := behaviours[r.storageKey()]
+	b, ok := behaviours[r.StorageKey()]
 	if !ok {
 		return
 	}
@@ -173,7 +173,7 @@ func applyBehaviour(r *Resource) {
 		r.Fields = append(r.Fields, f)
 	}
 	slices.Sort(r.Fields)
-	r.fieldSpecs = b.fields
+	r.FieldSpecs = b.fields
 }
 
 // lookup follows path through nested objects.
@@ -188,27 +188,27 @@ func lookup(obj *jsonv.Value, path ...string) *jsonv.Value {
 	return cur
 }
 
-// lookupString returns the string at path, or "".
-func lookupString(obj *jsonv.Value, path ...string) string {
+// LookupString returns the string at path, or "".
+func LookupString(obj *jsonv.Value, path ...string) string {
 	if v := lookup(obj, path...); v != nil && v.Kind == jsonv.String {
 		return v.Str
 	}
 	return ""
 }
 
-// selectableFields computes the values of r's selectable fields (other
+// SelectableFields computes the values of r's selectable fields (other
 // than metadata.*) for one object, once per write.
-func (r *Resource) selectableFields(obj *jsonv.Value) map[string]string {
-	if len(r.fieldSpecs) == 0 {
+func (r *Resource) SelectableFields(obj *jsonv.Value) map[string]string {
+	if len(r.FieldSpecs) == 0 {
 		return nil
 	}
-	out := make(map[string]string, len(r.fieldSpecs))
-	for name, spec := range r.fieldSpecs {
+	out := make(map[string]string, len(r.FieldSpecs))
+	for name, spec := range r.FieldSpecs {
 		if spec.read != nil {
 			out[name] = spec.read(obj)
 			continue
 		}
-		v := lookup(obj, spec.path...)
+		v := lookup(obj, spec.Path...)
 		switch {
 		case v == nil || v.Kind == jsonv.Null:
 			switch spec.typ {
