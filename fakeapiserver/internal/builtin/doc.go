@@ -1,5 +1,8 @@
 // Package builtin holds what the real API server does to a built-in kind
-// beyond checking its JSON types: the defaulters of every group it serves.
+// beyond checking its JSON types: the defaulters of every group it serves,
+// the encoding of its Go types (Complete), and the registry's and default
+// admission plugins' rules for new and updated objects (PrepareCreate,
+// PrepareUpdate, ServiceAllocator).
 //
 // The functions work on an object the server has decoded (its top-level
 // members other than kind, apiVersion and metadata, as a jsonv object, and
@@ -15,5 +18,11 @@
 // defaults_other.go (autoscaling, networking, RBAC, discovery, storage,
 // scheduling, certificates, flow control, admission, resource,
 // TokenRequest), image.go (an image reference's tag, which decides the pull
-// policy), edit.go (helpers that edit a jsonv object in place).
+// policy), complete.go and complete_fields.go (Complete and its table of
+// never-omitted optional fields), registry.go (PrepareCreate,
+// PrepareUpdate: Secret stringData, Job selectors, finalizers, Node taint),
+// registry_pod.go (a new Pod's status, QoS class, tolerations and
+// priority), service_alloc.go (cluster IPs and node ports), quantity.go
+// (resource quantities as numbers), fielderror.go (FieldError, a 422's
+// cause), edit.go (helpers that edit a jsonv object in place).
 package builtin

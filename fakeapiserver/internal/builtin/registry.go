@@ -1,0 +1,208 @@
+package builtin
+
+import (
+	"encoding/base64"
+	"maps"
+	"time"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// Env is what the registry rules need from the server beyond the object.
+type Env struct {
+	// Now is the time of the write (PersistentVolume phase transitions).
+	Now time.Time
+	// Priority finds priority classes for new Pods; nil knows none.
+	Priority PriorityLookup
+}
+
+// Forbidden is an admission plugin's refusal: the server answers 403
+// Forbidden with `<resource> "<name>" is forbidden: ` and Message.
+type Forbidden struct {
+	Message string
+}
+
+func (f *Forbidden) Error() string { return f.Message }
+
+// PrepareCreate applies to a new object what the real server's registry
+// and default admission plugins do after defaulting (call Default first):
+// Secret stringData merged into data; a Job's selector and pod labels
+// generated from its uid (m.UID must be set); a Pod's status (Pending and
+// its QoS class), default tolerations and priority; the protection
+// finalizers of claims and volumes; a new Node's not-ready taint. The
+// status reset of kinds with a status subresource is the server's. It
+// returns a *Forbidden when an admission plugin refuses the object.
+func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env Env) error {
+	if obj == nil || obj.Kind != jsonv.Object {
+		return nil
+	}
+	switch group + "/" + kind {
+	case "/Secret":
+		mergeStringData(obj)
+	case "batch/Job":
+		generateJobSelector(m, obj)
+	case "/Pod":
+		podStatusOnCreate(obj)
+		if spec := present(obj, "spec"); spec != nil {
+			defaultTolerations(spec)
+			if msg := admitPriority(spec, env.Priority); msg != "" {
+				return &Forbidden{Message: msg}
+			}
+		}
+	case "/PersistentVolumeClaim":
+		addFinalizer(m, "kubernetes.io/pvc-protection")
+	case "/PersistentVolume":
+		addFinalizer(m, "kubernetes.io/pv-protection")
+		if status := child(obj, "status"); status != nil && unset(status, "lastPhaseTransitionTime") {
+			status.Set("lastPhaseTransitionTime", jsonv.NewString(env.Now.UTC().Format(time.RFC3339)))
+		}
+	case "/Node":
+		nodeNotReadyTaint(obj)
+	}
+	return nil
+}
+
+// PrepareUpdate applies the registry rules of an update: Secret
+// stringData merged into data; a Pod keeps the priority it was admitted
+// with when the update omits it.
+func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
+	if obj == nil || obj.Kind != jsonv.Object {
+		return
+	}
+	switch group + "/" + kind {
+	case "/Secret":
+		mergeStringData(obj)
+	case "/Pod":
+		spec, oldSpec := present(obj, "spec"), present(old, "spec")
+		if spec == nil || oldSpec == nil {
+			return
+		}
+		for _, key := range []string{"priority", "preemptionPolicy"} {
+			if unset(spec, key) && !unset(oldSpec, key) {
+				spec.Set(key, oldSpec.Get(key).Clone())
+			}
+		}
+	}
+}
+
+// mergeStringData moves a Secret's stringData into data, base64-encoded,
+// a stringData key winning over the same data key, as the real server's
+// conversion does; stringData is never stored.
+func mergeStringData(obj *jsonv.Value) {
+	sd := obj.Get("stringData")
+	if sd == nil {
+		return
+	}
+	var add []jsonv.Member
+	if sd.Kind == jsonv.Object {
+		for _, m := range sd.Obj {
+			if m.Value.Kind == jsonv.String {
+				add = append(add, jsonv.Member{Key: m.Key, Value: jsonv.NewString(base64.StdEncoding.EncodeToString([]byte(m.Value.Str)))})
+			}
+		}
+	}
+	obj.Delete("stringData")
+	if len(add) == 0 {
+		return
+	}
+	data := child(obj, "data")
+	if data == nil {
+		return
+	}
+	for _, m := range add {
+		data.Set(m.Key, m.Value)
+	}
+}
+
+// generateJobSelector gives a Job without manualSelector its selector on
+// the controller-uid label and labels its pod template with the job name
+// and uid (the legacy label names too). The real server's Job took its
+// labels from the template as the same map, so labels copied that way get
+// the generated ones as well.
+func generateJobSelector(m *meta.ObjectMeta, obj *jsonv.Value) {
+	spec := present(obj, "spec")
+	if spec == nil {
+		return
+	}
+	if ms := spec.Get("manualSelector"); ms != nil && ms.Kind == jsonv.Bool && ms.B {
+		return
+	}
+	template := child(spec, "template")
+	if template == nil {
+		return
+	}
+	md := child(template, "metadata")
+	if md == nil {
+		return
+	}
+	aliased := m != nil && len(m.Labels) > 0 && maps.Equal(m.Labels, stringMap(md, "labels"))
+	labels := child(md, "labels")
+	if labels == nil {
+		return
+	}
+	uid := ""
+	name := ""
+	if m != nil {
+		uid, name = m.UID, m.Name
+	}
+	generated := []jsonv.Member{
+		{Key: "batch.kubernetes.io/controller-uid", Value: jsonv.NewString(uid)},
+		{Key: "batch.kubernetes.io/job-name", Value: jsonv.NewString(name)},
+		{Key: "controller-uid", Value: jsonv.NewString(uid)},
+		{Key: "job-name", Value: jsonv.NewString(name)},
+	}
+	for _, g := range generated {
+		if labels.Get(g.Key) == nil {
+			labels.Set(g.Key, g.Value)
+			if aliased {
+				m.Labels[g.Key] = g.Value.Str
+			}
+		}
+	}
+	if sel := child(spec, "selector"); sel != nil {
+		if ml := child(sel, "matchLabels"); ml != nil && ml.Get("batch.kubernetes.io/controller-uid") == nil {
+			ml.Set("batch.kubernetes.io/controller-uid", jsonv.NewString(uid))
+		}
+	}
+}
+
+// addFinalizer appends f to the object's finalizers unless present.
+func addFinalizer(m *meta.ObjectMeta, f string) {
+	if m == nil {
+		return
+	}
+	for _, have := range m.Finalizers {
+		if have == f {
+			return
+		}
+	}
+	m.Finalizers = append(m.Finalizers, f)
+}
+
+// nodeNotReadyTaint adds the not-ready NoSchedule taint a new Node gets
+// from the TaintNodesByCondition plugin.
+func nodeNotReadyTaint(obj *jsonv.Value) {
+	spec := child(obj, "spec")
+	if spec == nil {
+		return
+	}
+	found := false
+	each(spec, "taints", func(t *jsonv.Value) {
+		if str(t, "key") == "node.kubernetes.io/not-ready" && str(t, "effect") == "NoSchedule" {
+			found = true
+		}
+	})
+	if found {
+		return
+	}
+	taint := object(
+		jsonv.Member{Key: "key", Value: jsonv.NewString("node.kubernetes.io/not-ready")},
+		jsonv.Member{Key: "effect", Value: jsonv.NewString("NoSchedule")},
+	)
+	if tl := spec.Get("taints"); tl != nil && tl.Kind == jsonv.Array {
+		tl.Arr = append(tl.Arr, taint)
+		return
+	}
+	spec.Set("taints", jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{taint}})
+}

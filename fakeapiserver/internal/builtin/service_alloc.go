@@ -1,0 +1,428 @@
+package builtin
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"strconv"
+	"sync"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// Node ports come from the real server's default range.
+const (
+	nodePortBase = 30000
+	nodePortSize = 2768
+)
+
+// ServiceAllocator hands out Service cluster IPs from one IPv4 service
+// CIDR and node ports from 30000-32767, as the real server's allocators
+// do: a requested address is reserved if free and in range, others are
+// chosen at random (from the upper part of the range first, the lower
+// part being kept for requested ones), and everything a Service holds is
+// released when it goes. It is safe for concurrent use.
+type ServiceAllocator struct {
+	cidr netip.Prefix
+
+	// mu guards ips and ports, which map an allocated address or port to
+	// the key of the Service holding it.
+	mu    sync.Mutex
+	ips   map[netip.Addr]string
+	ports map[int]string
+}
+
+// NewServiceAllocator returns an allocator for the IPv4 CIDR cidr
+// ("10.96.0.0/16").
+func NewServiceAllocator(cidr string) (*ServiceAllocator, error) {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return nil, err
+	}
+	return &ServiceAllocator{cidr: p.Masked(), ips: map[netip.Addr]string{}, ports: map[int]string{}}, nil
+}
+
+// CIDR returns the service CIDR ("10.96.0.0/16").
+func (a *ServiceAllocator) CIDR() string { return a.cidr.String() }
+
+// FirstIP returns the first usable address of the range, the one the
+// kubernetes Service gets.
+func (a *ServiceAllocator) FirstIP() string { return a.cidr.Addr().Next().String() }
+
+// Allocate fills a new Service's cluster IPs, IP families and node ports
+// (spec is its spec, already defaulted) and reserves them for key
+// ("namespace/name"). A dry run reports the same errors and fills the
+// placeholders the real server shows (the range's network address, ports
+// past the range) without reserving anything. On error nothing is
+// reserved.
+func (a *ServiceAllocator) Allocate(key string, spec *jsonv.Value, dryRun bool) []FieldError {
+	if spec == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var taken []func()
+	errs := a.allocateLocked(key, spec, dryRun, &taken)
+	if len(errs) > 0 || dryRun {
+		for _, undo := range taken {
+			undo()
+		}
+	}
+	return errs
+}
+
+// Update carries a Service's allocations over an update: the cluster IPs,
+// families and node ports of old (its stored spec) fill what spec leaves
+// out, node ports are reserved or picked for what spec now needs, and
+// what it no longer uses is released. An ExternalName Service holds
+// nothing.
+func (a *ServiceAllocator) Update(key string, spec, old *jsonv.Value, dryRun bool) []FieldError {
+	if spec == nil {
+		return nil
+	}
+	typ := str(spec, "type")
+	if old != nil && typ != "ExternalName" {
+		for _, k := range []string{"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"} {
+			if empty(spec, k) && !empty(old, k) {
+				spec.Set(k, old.Get(k).Clone())
+			}
+		}
+		if typ == "NodePort" || typ == "LoadBalancer" {
+			carryNodePorts(spec, old)
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	before := a.heldLocked(key)
+	if !dryRun {
+		a.releaseLocked(key)
+	}
+	var taken []func()
+	var errs []FieldError
+	if typ != "ExternalName" {
+		// The cluster IP stays reserved as it was; only a Service that
+		// had none (it was ExternalName) gets one now.
+		if ip := str(spec, "clusterIP"); ip != "" && ip != "None" {
+			if addr, err := netip.ParseAddr(ip); err == nil && !dryRun {
+				if owner, used := a.ips[addr]; !used || owner == key {
+					a.ips[addr] = key
+				}
+			}
+		}
+		if empty(spec, "clusterIP") {
+			errs = a.allocateLocked(key, spec, dryRun, &taken)
+		} else if typ == "NodePort" || typ == "LoadBalancer" {
+			errs = a.nodePorts(key, spec, typ, dryRun, &taken)
+		}
+	}
+	if len(errs) > 0 && !dryRun {
+		for _, undo := range taken {
+			undo()
+		}
+		a.restoreLocked(key, before)
+	}
+	return errs
+}
+
+// carryNodePorts copies old node ports (and the health check port) into
+// the ports of spec that match by port and protocol and have none.
+func carryNodePorts(spec, old *jsonv.Value) {
+	oldPorts := map[string]jsonv.Value{}
+	each(old, "ports", func(p *jsonv.Value) {
+		if np := p.Get("nodePort"); np != nil {
+			oldPorts[str(p, "protocol")+"/"+string(jsonv.Marshal(valueOr(p.Get("port"))))] = *np
+		}
+	})
+	each(spec, "ports", func(p *jsonv.Value) {
+		if !empty(p, "nodePort") {
+			return
+		}
+		if np, ok := oldPorts[str(p, "protocol")+"/"+string(jsonv.Marshal(valueOr(p.Get("port"))))]; ok {
+			p.Set("nodePort", np)
+		}
+	})
+	if empty(spec, "healthCheckNodePort") && !empty(old, "healthCheckNodePort") && str(spec, "externalTrafficPolicy") == "Local" {
+		spec.Set("healthCheckNodePort", old.Get("healthCheckNodePort").Clone())
+	}
+}
+
+// valueOr returns *v, or null for nil.
+func valueOr(v *jsonv.Value) jsonv.Value {
+	if v == nil {
+		return jsonv.Value{}
+	}
+	return *v
+}
+
+// held is what one Service holds.
+type held struct {
+	ips   []netip.Addr
+	ports []int
+}
+
+func (a *ServiceAllocator) heldLocked(key string) held {
+	var h held
+	for ip, owner := range a.ips {
+		if owner == key {
+			h.ips = append(h.ips, ip)
+		}
+	}
+	for p, owner := range a.ports {
+		if owner == key {
+			h.ports = append(h.ports, p)
+		}
+	}
+	return h
+}
+
+func (a *ServiceAllocator) restoreLocked(key string, h held) {
+	a.releaseLocked(key)
+	for _, ip := range h.ips {
+		a.ips[ip] = key
+	}
+	for _, p := range h.ports {
+		a.ports[p] = key
+	}
+}
+
+// Release frees everything key holds.
+func (a *ServiceAllocator) Release(key string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.releaseLocked(key)
+}
+
+func (a *ServiceAllocator) releaseLocked(key string) {
+	for ip, owner := range a.ips {
+		if owner == key {
+			delete(a.ips, ip)
+		}
+	}
+	for p, owner := range a.ports {
+		if owner == key {
+			delete(a.ports, p)
+		}
+	}
+}
+
+func (a *ServiceAllocator) allocateLocked(key string, spec *jsonv.Value, dryRun bool, taken *[]func()) []FieldError {
+	typ := str(spec, "type")
+	if typ == "ExternalName" {
+		return nil
+	}
+	if errs := a.families(spec); len(errs) > 0 {
+		return errs
+	}
+	ip := str(spec, "clusterIP")
+	ips := spec.Get("clusterIPs")
+	if ip == "" && ips != nil && ips.Kind == jsonv.Array && len(ips.Arr) > 0 {
+		var list []string
+		for _, v := range ips.Arr {
+			list = append(list, v.Str)
+		}
+		return []FieldError{invalidList("spec.clusterIPs", list, "must be empty when `clusterIP` is not specified")}
+	}
+	switch {
+	case ip == "None":
+	case ip == "":
+		ip = a.pickIP(key, dryRun, taken)
+		if ip == "" {
+			return []FieldError{invalidList("spec.clusterIPs", nil, "failed to allocate IP: range is full")}
+		}
+	default:
+		addr, err := netip.ParseAddr(ip)
+		if err != nil {
+			return []FieldError{invalidValue("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")}
+		}
+		if !a.cidr.Contains(addr) || addr == a.cidr.Addr() {
+			return []FieldError{invalidList("spec.clusterIPs", []string{ip}, "failed to allocate IP "+ip+": the provided network does not match the current range")}
+		}
+		if !dryRun {
+			if _, used := a.ips[addr]; used {
+				return []FieldError{invalidList("spec.clusterIPs", []string{ip}, "failed to allocate IP "+ip+": provided IP is already allocated")}
+			}
+			a.ips[addr] = key
+			*taken = append(*taken, func() { delete(a.ips, addr) })
+		}
+	}
+	spec.Set("clusterIP", jsonv.NewString(ip))
+	spec.Set("clusterIPs", stringArray(ip))
+	if typ == "NodePort" || typ == "LoadBalancer" {
+		return a.nodePorts(key, spec, typ, dryRun, taken)
+	}
+	return nil
+}
+
+// families sets ipFamilies and ipFamilyPolicy for a single-stack IPv4
+// cluster: a headless Service without a selector is dual-stack by
+// default, everything else single-stack; asking for IPv6 or requiring
+// dual-stack fails.
+func (a *ServiceAllocator) families(spec *jsonv.Value) []FieldError {
+	policy := str(spec, "ipFamilyPolicy")
+	if policy == "RequireDualStack" {
+		return []FieldError{invalidValue("spec.ipFamilyPolicy", policy, "this cluster is not configured for dual-stack services")}
+	}
+	var errs []FieldError
+	if fams := spec.Get("ipFamilies"); fams != nil && fams.Kind == jsonv.Array {
+		for i, f := range fams.Arr {
+			if f.Str != "IPv4" {
+				errs = append(errs, invalidValue("spec.ipFamilies["+strconv.Itoa(i)+"]", f.Str, "not configured on this cluster"))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if str(spec, "clusterIP") == "None" && empty(spec, "selector") && policy == "" {
+		spec.Set("ipFamilies", stringArray("IPv4", "IPv6"))
+		spec.Set("ipFamilyPolicy", jsonv.NewString("RequireDualStack"))
+		return nil
+	}
+	spec.Set("ipFamilies", stringArray("IPv4"))
+	if policy == "" {
+		spec.Set("ipFamilyPolicy", jsonv.NewString("SingleStack"))
+	}
+	return nil
+}
+
+// size is the number of usable addresses (network and broadcast
+// excluded), capped to keep the arithmetic in an int.
+func (a *ServiceAllocator) size() int {
+	bits := 32 - a.cidr.Bits()
+	if bits > 30 {
+		bits = 30
+	}
+	n := 1<<bits - 2
+	if n < 1 {
+		return 0
+	}
+	return n
+}
+
+// pickIP chooses a free address: the upper band first (the lower sixteenth,
+// 16 to 256 addresses, is kept for requested ones), then any.
+func (a *ServiceAllocator) pickIP(key string, dryRun bool, taken *[]func()) string {
+	if dryRun {
+		return a.cidr.Addr().String()
+	}
+	n := a.size()
+	lower := min(max(n/16, 16), 256)
+	if lower >= n {
+		lower = 0
+	}
+	for _, band := range [][2]int{{lower, n}, {0, lower}} {
+		if band[1] <= band[0] {
+			continue
+		}
+		start := rand.IntN(band[1] - band[0])
+		for i := 0; i < band[1]-band[0]; i++ {
+			off := band[0] + (start+i)%(band[1]-band[0])
+			addr := offsetAddr(a.cidr.Addr(), off+1)
+			if _, used := a.ips[addr]; !used {
+				a.ips[addr] = key
+				*taken = append(*taken, func() { delete(a.ips, addr) })
+				return addr.String()
+			}
+		}
+	}
+	return ""
+}
+
+// offsetAddr returns base + n for an IPv4 address.
+func offsetAddr(base netip.Addr, n int) netip.Addr {
+	b := base.As4()
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	v += uint32(n)
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+// nodePorts reserves the requested node ports and picks the missing ones
+// (and a LoadBalancer's health check port under the Local traffic policy).
+func (a *ServiceAllocator) nodePorts(key string, spec *jsonv.Value, typ string, dryRun bool, taken *[]func()) []FieldError {
+	if typ == "LoadBalancer" {
+		if al := spec.Get("allocateLoadBalancerNodePorts"); al != nil && al.Kind == jsonv.Bool && !al.B {
+			return nil
+		}
+	}
+	var errs []FieldError
+	next := nodePortBase + nodePortSize
+	portsArr := spec.Get("ports")
+	if portsArr != nil && portsArr.Kind == jsonv.Array {
+		for i := range portsArr.Arr {
+			p := &portsArr.Arr[i]
+			if p.Kind != jsonv.Object {
+				continue
+			}
+			field := "spec.ports[" + strconv.Itoa(i) + "].nodePort"
+			if np := p.Get("nodePort"); np != nil && np.Kind == jsonv.Number && np.Str != "0" {
+				if e := a.reservePort(key, field, np.Str, dryRun, taken); e != nil {
+					errs = append(errs, *e)
+				}
+				continue
+			}
+			next++
+			port := next
+			if !dryRun {
+				if port = a.pickPort(key, taken); port == 0 {
+					errs = append(errs, FieldError{Type: meta.CauseFieldValueInvalid, Field: field, Detail: "range is full"})
+					continue
+				}
+			}
+			p.Set("nodePort", number(int64(port)))
+		}
+	}
+	if typ == "LoadBalancer" && str(spec, "externalTrafficPolicy") == "Local" {
+		if hc := spec.Get("healthCheckNodePort"); hc != nil && hc.Kind == jsonv.Number && hc.Str != "0" {
+			if e := a.reservePort(key, "spec.healthCheckNodePort", hc.Str, dryRun, taken); e != nil {
+				errs = append(errs, *e)
+			}
+		} else {
+			next++
+			port := next
+			if !dryRun {
+				port = a.pickPort(key, taken)
+			}
+			spec.Set("healthCheckNodePort", number(int64(port)))
+		}
+	}
+	return errs
+}
+
+// reservePort reserves a requested port.
+func (a *ServiceAllocator) reservePort(key, field, literal string, dryRun bool, taken *[]func()) *FieldError {
+	port, err := strconv.Atoi(literal)
+	if err != nil {
+		e := invalidValue(field, literal, "must be a valid port number")
+		return &e
+	}
+	if port < nodePortBase || port >= nodePortBase+nodePortSize {
+		e := invalidNumber(field, int64(port), "provided port is not in the valid range. The range of valid ports is 30000-32767")
+		return &e
+	}
+	if dryRun {
+		return nil
+	}
+	if owner, used := a.ports[port]; used && owner != key {
+		e := invalidNumber(field, int64(port), "provided port is already allocated")
+		return &e
+	}
+	if _, used := a.ports[port]; !used {
+		a.ports[port] = key
+		*taken = append(*taken, func() { delete(a.ports, port) })
+	}
+	return nil
+}
+
+// pickPort chooses a free node port at random, or 0 when none is left.
+func (a *ServiceAllocator) pickPort(key string, taken *[]func()) int {
+	start := rand.IntN(nodePortSize)
+	for i := 0; i < nodePortSize; i++ {
+		p := nodePortBase + (start+i)%nodePortSize
+		if _, used := a.ports[p]; !used {
+			a.ports[p] = key
+			*taken = append(*taken, func() { delete(a.ports, p) })
+			return p
+		}
+	}
+	return 0
+}
