@@ -1,0 +1,86 @@
+package cluster
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubecache/kubecache/informer"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// AwaitTimeout bounds every Await.
+const AwaitTimeout = 60 * time.Second
+
+// Await waits until cond holds for the objects of resource (all
+// namespaces) as an informer of the test sees them, checking again on
+// every change, and returns them. It fails the test, naming what, if
+// cond does not hold within AwaitTimeout.
+func Await[T meta.Object](t testing.TB, c *Cluster, resource, what string, cond func([]T) bool) []T {
+	t.Helper()
+	var objs []T
+	ok := Watch(t, c, resource, func(ctx context.Context, inf *informer.Informer[T], changed func() <-chan struct{}) bool {
+		for {
+			ch := changed()
+			objs = inf.Indexer().List()
+			if cond(objs) {
+				return true
+			}
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return false
+			}
+		}
+	})
+	if !ok {
+		t.Fatalf("timed out after %s waiting for %s", AwaitTimeout, what)
+	}
+	return objs
+}
+
+// Watch runs an informer of resource for the test while fn runs; changed
+// returns a channel closed at the next change. fn's context ends after
+// AwaitTimeout.
+func Watch[T meta.Object](t testing.TB, c *Cluster, resource string, fn func(ctx context.Context, inf *informer.Informer[T], changed func() <-chan struct{}) bool) bool {
+	t.Helper()
+	lw, err := informer.NewListWatch[T](c.Client, informer.Source{Resource: resource})
+	if err != nil {
+		t.Fatalf("watch %s: %v", resource, err)
+	}
+	inf, err := informer.New(lw, informer.Options[T]{})
+	if err != nil {
+		t.Fatalf("watch %s: %v", resource, err)
+	}
+	var mu sync.Mutex
+	ch := make(chan struct{})
+	poke := func() {
+		mu.Lock()
+		close(ch)
+		ch = make(chan struct{})
+		mu.Unlock()
+	}
+	changed := func() <-chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		return ch
+	}
+	if _, err := inf.AddEventHandler(informer.HandlerFuncs[T]{
+		AddFunc:    func(T, bool) { poke() },
+		UpdateFunc: func(T, T) { poke() },
+		DeleteFunc: func(T, bool) { poke() },
+	}, informer.HandlerOptions{Name: "test"}); err != nil {
+		t.Fatalf("watch %s: %v", resource, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), AwaitTimeout)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = inf.Run(runCtx); close(done) }()
+	defer func() { stop(); <-done }()
+	if err := informer.WaitForCacheSync(ctx, inf); err != nil {
+		return false
+	}
+	return fn(ctx, inf, changed)
+}

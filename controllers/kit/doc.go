@@ -1,0 +1,29 @@
+// Package kit is what every controller of the controllers tree shares:
+// the loop that turns informer events into reconciles of keys, the
+// clock-driven requeue, the expectations that keep a controller from
+// acting twice on a stale cache, and the event recorder.
+//
+// A controller built on it reads like this: informers from a shared
+// informer.Factory feed handlers that only Add keys to a Loop; the Loop's
+// workers call the controller's reconcile function with one key at a
+// time; reconcile reads the informers' caches, writes through the REST
+// client, and asks to be called again later (AddAfter) when something
+// depends on time. Failed reconciles are retried with the work queue's
+// backoff on the wall clock: retries pace the work against the API
+// server. Everything that models the cluster's own time (readiness
+// delays, progress deadlines, crash back-off, leases) runs on Env.Clock,
+// which a test can advance by hand.
+//
+// # Files
+//
+//	env.go          Env: the client, the informer factory, the clock, the logger and the recorder a controller is built from
+//	clock.go        Clock and the wall clock
+//	loop.go         Loop: work queue, workers, retries, handlers that enqueue keys
+//	delayer.go      AddAfter on Env.Clock: one timer for all pending keys
+//	expectations.go Expectations: creations and deletions not yet seen in the cache
+//	recorder.go     Recorder: core/v1 Events as the real controllers record them
+//	informers.go    the shared informers of the built-in kinds
+//	index.go        the by-controller index on shared informers
+//	claim.go        Claim: adopting orphans and releasing objects that stopped matching
+//	write.go        merge patches and status writes
+package kit

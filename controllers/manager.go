@@ -1,0 +1,125 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/kubecache/kubecache/controllers/kit"
+	"github.com/kubecache/kubecache/controllers/kubelet"
+	"github.com/kubecache/kubecache/controllers/replicaset"
+	"github.com/kubecache/kubecache/controllers/scheduler"
+	"github.com/kubecache/kubecache/controllers/serviceaccount"
+	"github.com/kubecache/kubecache/informer"
+	"github.com/kubecache/kubecache/rest"
+)
+
+// Options say what a Manager runs.
+type Options struct {
+	// Controllers names the controllers to run (see All and ParseNames);
+	// none when empty.
+	Controllers []string
+	// Nodes is how many simulated nodes to run; none when 0.
+	Nodes int
+	// Kubelet configures the simulated nodes (its Nodes is replaced by
+	// Nodes).
+	Kubelet kubelet.Options
+	// Clock is the cluster's time; nil is the wall clock.
+	Clock kit.Clock
+	// Logger receives what the controllers do; nil discards.
+	Logger *slog.Logger
+	// RootCA, when set, is published in every namespace as
+	// kube-root-ca.crt.
+	RootCA string
+}
+
+// runner is one part of a Manager: a controller or the nodes.
+type runner interface {
+	Run(ctx context.Context) error
+}
+
+// Manager runs the chosen controllers and simulated nodes on one shared
+// informer factory and one event recorder.
+type Manager struct {
+	env     kit.Env
+	runners []runner
+	// Kubelet is the simulated nodes, nil when Options.Nodes is 0.
+	Kubelet *kubelet.Kubelet
+}
+
+// New builds the controllers and nodes opts asks for, talking through
+// client.
+func New(client *rest.Client, opts Options) (*Manager, error) {
+	env := kit.Env{Client: client, Clock: opts.Clock, Logger: opts.Logger}.WithDefaults()
+	env.Factory = informer.NewFactory(client, informer.FactoryOptions{
+		OnError: func(err error) { env.Logger.Debug("informer", "err", err) },
+	})
+	env.Events = kit.NewRecorder(client, env.Clock, env.Logger)
+	m := &Manager{env: env}
+	for _, name := range All {
+		if !slices.Contains(opts.Controllers, name) {
+			continue
+		}
+		r, err := build(env, name, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s controller: %w", name, err)
+		}
+		m.runners = append(m.runners, r)
+	}
+	if opts.Nodes > 0 {
+		ko := opts.Kubelet
+		ko.Nodes = opts.Nodes
+		k, err := kubelet.New(env, ko)
+		if err != nil {
+			return nil, fmt.Errorf("simulated nodes: %w", err)
+		}
+		m.Kubelet = k
+		m.runners = append(m.runners, k)
+	}
+	return m, nil
+}
+
+// build returns the named controller.
+func build(env kit.Env, name string, opts Options) (runner, error) {
+	switch name {
+	case ReplicaSet:
+		return replicaset.New(env, replicaset.Options{})
+	case Scheduler:
+		return scheduler.New(env, scheduler.Options{})
+	case ServiceAccount:
+		return serviceaccount.New(env, serviceaccount.Options{RootCA: opts.RootCA})
+	}
+	return nil, fmt.Errorf("not available")
+}
+
+// Run runs the informers, the recorder, the controllers and the nodes
+// until ctx is cancelled, and returns once all have stopped. If one part
+// fails, the others are stopped and its error returned.
+func (m *Manager) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	run := func(f func(context.Context) error) {
+		wg.Go(func() {
+			if err := f(ctx); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+				cancel()
+			}
+		})
+	}
+	run(m.env.Factory.Run)
+	run(m.env.Events.Run)
+	for _, r := range m.runners {
+		run(r.Run)
+	}
+	wg.Wait()
+	return first
+}

@@ -1,0 +1,25 @@
+// Package scheduler is a pod scheduler: it binds each pending pod to a
+// node that can run it, or leaves it Pending with the PodScheduled=False
+// condition and the FailedScheduling event a real kube-scheduler
+// records.
+//
+// A node can run a pod when it is schedulable (spec.unschedulable unset),
+// the pod tolerates its NoSchedule and NoExecute taints, its labels
+// satisfy the pod's nodeSelector and required node affinity, and the
+// requests of the pods already there plus this pod's fit its allocatable
+// cpu, memory and pod count (fit.go). Among those, the pod goes to the
+// least allocated node, preferred node affinity first (schedule.go). A
+// pod is counted on its node from the moment it is bound, before the
+// informer shows it, so two pods scheduled back to back never both take
+// the last room on a node.
+//
+// A pod that fits nowhere is retried when a node or a pod changes, and
+// every five minutes of the cluster's clock.
+//
+// # Files
+//
+//	scheduler.go Scheduler, Options, New, Run: informers, the queue of pending pods
+//	schedule.go  one scheduling attempt: filter, score, bind, or report why not
+//	fit.go       the filters: taints, node selector and affinity, resources
+//	message.go   the "0/3 nodes are available: …" message
+package scheduler

@@ -1,0 +1,186 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/kubecache/kubecache/cache"
+	"github.com/kubecache/kubecache/controllers/api"
+	"github.com/kubecache/kubecache/informer"
+)
+
+// The filter failures, worded as kube-scheduler's plugins word them.
+const (
+	reasonUnschedulable = "node(s) were unschedulable"
+	reasonTaint         = "node(s) had untolerated taint(s)"
+	reasonAffinity      = "node(s) didn't match Pod's node affinity/selector"
+	reasonTooManyPods   = "Too many pods"
+)
+
+// nodeInfo is a node and what the pods on it already request.
+type nodeInfo struct {
+	node *api.Node
+	// requested and nonZero are the sums of the pods' requests in
+	// milli-units; nonZero counts a container without a cpu or memory
+	// request as 100m cpu and 200Mi memory, as the scorer does.
+	requested, nonZero map[string]int64
+	pods               int
+}
+
+// Defaults the scorer assumes for a container that requests nothing.
+const (
+	defaultMilliCPU    = 100
+	defaultMemoryMilli = 200 * 1024 * 1024 * 1000
+)
+
+func (n *nodeInfo) add(p *api.Pod) {
+	for k, v := range api.PodRequests(p) {
+		n.requested[k] += v
+	}
+	cpu, mem := nonZeroRequests(p)
+	n.nonZero["cpu"] += cpu
+	n.nonZero["memory"] += mem
+	n.pods++
+}
+
+// nonZeroRequests returns p's cpu and memory requests with the scorer's
+// defaults for containers that request none.
+func nonZeroRequests(p *api.Pod) (cpu, mem int64) {
+	for _, c := range p.Spec.Containers {
+		v, _ := c.Resources.Requests.Milli("cpu")
+		if _, ok := c.Resources.Requests["cpu"]; !ok {
+			v = defaultMilliCPU
+		}
+		cpu += v
+		v, _ = c.Resources.Requests.Milli("memory")
+		if _, ok := c.Resources.Requests["memory"]; !ok {
+			v = defaultMemoryMilli
+		}
+		mem += v
+	}
+	return cpu, mem
+}
+
+// addNodeNameIndex indexes the shared pod informer by node.
+func addNodeNameIndex(pods *informer.Informer[*api.Pod]) error {
+	err := pods.Indexer().AddIndexers(cache.Indexers[*api.Pod]{
+		nodeNameIndex: func(p *api.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil },
+	})
+	if err != nil && !errors.Is(err, cache.ErrIndexExists) {
+		return fmt.Errorf("index pods by node: %w", err)
+	}
+	return nil
+}
+
+// PodsOn returns the pods the informer shows bound to node (the index
+// the scheduler adds to the shared pod informer).
+func PodsOn(pods *informer.Informer[*api.Pod], node string) []*api.Pod {
+	ps, _ := pods.Indexer().ByIndex(nodeNameIndex, node)
+	return ps
+}
+
+// fits returns why p cannot run on n, or nil if it can. Like the real
+// filters, the first failing check decides; the resource check reports
+// every resource that is short.
+func fits(p *api.Pod, req map[string]int64, n *nodeInfo) []string {
+	if n.node.Spec.Unschedulable && !api.Tolerates(p.Spec.Tolerations, api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintNoSchedule}) {
+		return []string{reasonUnschedulable}
+	}
+	for _, t := range n.node.Spec.Taints {
+		if (t.Effect == api.TaintNoSchedule || t.Effect == api.TaintNoExecute) && !api.Tolerates(p.Spec.Tolerations, t) {
+			return []string{reasonTaint}
+		}
+	}
+	if !matchesNodeSelector(p, n.node) {
+		return []string{reasonAffinity}
+	}
+	var short []string
+	if max, _ := n.node.Status.Allocatable.Milli("pods"); n.node.Status.Allocatable["pods"] != "" && int64(n.pods+1)*1000 > max {
+		short = append(short, reasonTooManyPods)
+	}
+	names := make([]string, 0, len(req))
+	for k := range req {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		want := req[name]
+		if want == 0 || name == "pods" {
+			continue
+		}
+		alloc, _ := n.node.Status.Allocatable.Milli(name)
+		if alloc-n.requested[name] < want {
+			short = append(short, "Insufficient "+name)
+		}
+	}
+	return short
+}
+
+// matchesNodeSelector reports whether node satisfies p's nodeSelector and
+// its required node affinity.
+func matchesNodeSelector(p *api.Pod, node *api.Node) bool {
+	for k, v := range p.Spec.NodeSelector {
+		if got, ok := node.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	a := p.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return true
+	}
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		if matchesTerm(term, node) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesTerm reports whether node satisfies every requirement of term;
+// a term with none matches no node.
+func matchesTerm(term api.NodeSelectorTerm, node *api.Node) bool {
+	if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
+		return false
+	}
+	for _, r := range term.MatchExpressions {
+		v, ok := node.Labels[r.Key]
+		if !matchRequirement(r, v, ok) {
+			return false
+		}
+	}
+	for _, r := range term.MatchFields {
+		if r.Key != "metadata.name" || !matchRequirement(r, node.Name, true) {
+			return false
+		}
+	}
+	return true
+}
+
+func matchRequirement(r api.NodeSelectorRequirement, v string, present bool) bool {
+	switch r.Operator {
+	case "In":
+		return present && slices.Contains(r.Values, v)
+	case "NotIn":
+		return !present || !slices.Contains(r.Values, v)
+	case "Exists":
+		return present
+	case "DoesNotExist":
+		return !present
+	case "Gt", "Lt":
+		if !present || len(r.Values) != 1 {
+			return false
+		}
+		have, err1 := strconv.ParseInt(v, 10, 64)
+		want, err2 := strconv.ParseInt(r.Values[0], 10, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		if r.Operator == "Gt" {
+			return have > want
+		}
+		return have < want
+	}
+	return false
+}

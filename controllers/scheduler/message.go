@@ -1,0 +1,50 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Post-filter reasons: why preemption would not help on a node.
+const (
+	preemptionNotHelpful = "Preemption is not helpful for scheduling"
+	noVictims            = "No preemption victims found for incoming pod"
+)
+
+// fitError is the message kube-scheduler writes when a pod fits nowhere:
+// "0/N nodes are available: <count> <reason>, …. preemption: 0/N nodes
+// are available: <count> <reason>." Reasons are counted over nodes and
+// sorted as strings.
+func fitError(total int, reasons map[string][]string) string {
+	filter := map[string]int{}
+	post := map[string]int{}
+	for _, rs := range reasons {
+		resolvable := true
+		for _, r := range rs {
+			filter[r]++
+			if r == reasonUnschedulable || r == reasonTaint || r == reasonAffinity {
+				resolvable = false
+			}
+		}
+		if resolvable {
+			post[noVictims]++
+		} else {
+			post[preemptionNotHelpful]++
+		}
+	}
+	if total == 0 {
+		return "no nodes available to schedule pods"
+	}
+	msg := fmt.Sprintf("0/%d nodes are available: %s.", total, histogram(filter))
+	return msg + fmt.Sprintf(" preemption: 0/%d nodes are available: %s.", total, histogram(post))
+}
+
+func histogram(counts map[string]int) string {
+	var out []string
+	for r, n := range counts {
+		out = append(out, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,156 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubecache/kubecache/cache"
+	"github.com/kubecache/kubecache/controllers/api"
+	"github.com/kubecache/kubecache/controllers/kit"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/rest"
+	"github.com/kubecache/kubecache/selector"
+)
+
+// schedule makes one attempt at placing the pod key.
+func (s *Scheduler) schedule(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	pod, err := s.pods.Lister().Namespace(ns).Get(name)
+	if err != nil || !isPending(pod) {
+		return nil
+	}
+	s.mu.Lock()
+	_, inFlight := s.assumed[key]
+	s.mu.Unlock()
+	if inFlight {
+		return nil // bound already; the informer has not shown it yet
+	}
+
+	infos := s.nodeInfos()
+	req := api.PodRequests(pod)
+	reasons := map[string][]string{}
+	var best *nodeInfo
+	bestScore := -1
+	for _, n := range infos {
+		if why := fits(pod, req, n); len(why) > 0 {
+			reasons[n.node.Name] = why
+			continue
+		}
+		if sc := score(pod, n); sc > bestScore || (sc == bestScore && n.node.Name < best.node.Name) {
+			best, bestScore = n, sc
+		}
+	}
+	if best == nil {
+		return s.unschedulableNow(ctx, key, pod, fitError(len(infos), reasons))
+	}
+	return s.bind(ctx, key, pod, best.node.Name)
+}
+
+// nodeInfos returns every node with the requests of its pods, counting
+// the pods bound but not yet seen there.
+func (s *Scheduler) nodeInfos() []*nodeInfo {
+	nodes := s.nodes.Lister().List(selector.Everything())
+	byName := make(map[string]*nodeInfo, len(nodes))
+	infos := make([]*nodeInfo, 0, len(nodes))
+	for _, n := range nodes {
+		ni := &nodeInfo{node: n, requested: map[string]int64{}, nonZero: map[string]int64{}}
+		for _, p := range PodsOn(s.pods, n.Name) {
+			if !api.IsPodTerminal(p) {
+				ni.add(p)
+			}
+		}
+		byName[n.Name] = ni
+		infos = append(infos, ni)
+	}
+	s.mu.Lock()
+	for _, p := range s.assumed {
+		if ni := byName[p.Spec.NodeName]; ni != nil {
+			ni.add(p)
+		}
+	}
+	s.mu.Unlock()
+	return infos
+}
+
+// score rates a node that fits: the share of its cpu and memory left
+// free after the pod (0–100 each, averaged), plus the weights of the
+// pod's preferred node affinity terms it matches.
+func score(p *api.Pod, n *nodeInfo) int {
+	cpu, mem := nonZeroRequests(p)
+	free := func(name string, want int64) int {
+		alloc, _ := n.node.Status.Allocatable.Milli(name)
+		if alloc <= 0 {
+			return 0
+		}
+		left := alloc - n.nonZero[name] - want
+		return int(max(left, 0) * 100 / alloc)
+	}
+	sc := (free("cpu", cpu) + free("memory", mem)) / 2
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			if matchesTerm(t.Preference, n.node) {
+				sc += int(t.Weight)
+			}
+		}
+	}
+	return sc
+}
+
+// bind assigns pod to node with a Binding, counting it there at once.
+func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, node string) error {
+	assumed := *pod
+	assumed.Spec.NodeName = node
+	s.mu.Lock()
+	s.assumed[key] = &assumed
+	delete(s.unschedulable, key)
+	s.mu.Unlock()
+	binding := map[string]any{
+		"apiVersion": "v1", "kind": "Binding",
+		"metadata": map[string]any{"name": pod.Name, "namespace": pod.Namespace, "uid": pod.UID},
+		"target":   map[string]any{"kind": "Node", "name": node},
+	}
+	err := s.env.Client.Post().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("binding").Body(binding).Do(ctx).Error()
+	if err != nil {
+		s.mu.Lock()
+		delete(s.assumed, key)
+		s.mu.Unlock()
+		if rest.IsNotFound(err) || rest.IsConflict(err) {
+			return nil // gone, or bound by someone else: the informer will say
+		}
+		return fmt.Errorf("bind %s to %s: %w", key, node, err)
+	}
+	s.env.Events.Eventf(kit.Source{Component: Name}, api.RefTo(&pod.ObjectMeta, "v1", "Pod"), api.EventNormal,
+		"Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
+	return nil
+}
+
+// unschedulableNow reports that pod fits nowhere: the PodScheduled=False
+// condition (written when it changes) and a FailedScheduling event; the
+// pod is tried again when the cluster changes or after RetryInterval.
+func (s *Scheduler) unschedulableNow(ctx context.Context, key string, pod *api.Pod, msg string) error {
+	s.mu.Lock()
+	s.unschedulable[key] = true
+	s.mu.Unlock()
+	s.loop.AddAfter(key, s.opts.RetryInterval)
+	s.env.Events.Eventf(kit.Source{Component: Name}, api.RefTo(&pod.ObjectMeta, "v1", "Pod"), api.EventWarning, "FailedScheduling", "%s", msg)
+	if c := pod.Status.Condition(api.PodScheduled); c != nil && c.Status == api.ConditionFalse && c.Reason == api.ReasonUnschedulable && c.Message == msg {
+		return nil
+	}
+	st := pod.Status
+	st.Conditions = append([]api.PodCondition(nil), pod.Status.Conditions...)
+	if st.Phase == "" {
+		st.Phase = api.PodPending
+	}
+	st.SetCondition(api.PodCondition{
+		Type: api.PodScheduled, Status: api.ConditionFalse, Reason: api.ReasonUnschedulable, Message: msg,
+		LastTransitionTime: meta.NewTime(s.env.Clock.Now()),
+	})
+	err := kit.PutStatus(ctx, s.env.Client, kit.Target{Resource: "pods"}, "v1", "Pod", &pod.ObjectMeta, st, nil)
+	if rest.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

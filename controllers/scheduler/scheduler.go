@@ -1,0 +1,142 @@
+package scheduler
+
+import (
+	"context"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/kubecache/kubecache/controllers/api"
+	"github.com/kubecache/kubecache/controllers/kit"
+	"github.com/kubecache/kubecache/informer"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// Name is the scheduler's name: pods with spec.schedulerName unset or
+// equal to it are its, and it is the source of its events.
+const Name = "default-scheduler"
+
+// nodeNameIndex indexes pods by spec.nodeName.
+const nodeNameIndex = "kubecache.dev/node-name"
+
+// Options configure a Scheduler.
+type Options struct {
+	// RetryInterval is how often, on the cluster's clock, a pod that fits
+	// nowhere is tried again even if nothing changed; default 5 minutes
+	// (kube-scheduler's longest stay in its unschedulable queue).
+	RetryInterval time.Duration
+}
+
+// Scheduler binds pending pods to nodes. Build it with New, run it with
+// Run.
+type Scheduler struct {
+	env   kit.Env
+	opts  Options
+	loop  *kit.Loop
+	pods  *informer.Informer[*api.Pod]
+	nodes *informer.Informer[*api.Node]
+
+	// mu guards assumed and unschedulable.
+	mu sync.Mutex
+	// assumed maps a pod key to the node it was bound to, until the
+	// informer shows the pod there.
+	assumed map[string]*api.Pod
+	// unschedulable holds the pods that fit nowhere at their last try.
+	unschedulable map[string]bool
+}
+
+// New builds the scheduler on env's shared informers.
+func New(env kit.Env, opts Options) (*Scheduler, error) {
+	env = env.WithDefaults()
+	if opts.RetryInterval == 0 {
+		opts.RetryInterval = 5 * time.Minute
+	}
+	s := &Scheduler{env: env, opts: opts, assumed: map[string]*api.Pod{}, unschedulable: map[string]bool{}}
+	s.loop = kit.NewLoop(env, Name, s.schedule)
+	var err error
+	if s.pods, err = kit.Pods(env); err != nil {
+		return nil, err
+	}
+	if s.nodes, err = kit.Nodes(env); err != nil {
+		return nil, err
+	}
+	if err := addNodeNameIndex(s.pods); err != nil {
+		return nil, err
+	}
+	err = kit.WatchWith(s.loop, s.pods, informer.HandlerFuncs[*api.Pod]{
+		AddFunc:    func(p *api.Pod, _ bool) { s.podChanged(nil, p) },
+		UpdateFunc: s.podChanged,
+		DeleteFunc: func(p *api.Pod, _ bool) { s.podGone(p) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	retry := func(*api.Node) []string { return s.takeUnschedulable() }
+	if err := kit.Watch(s.loop, s.nodes, retry); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run schedules pods until ctx is cancelled. Pods are scheduled one at a
+// time, as kube-scheduler does, so each decision sees the last.
+func (s *Scheduler) Run(ctx context.Context) error { return s.loop.Run(ctx, 1) }
+
+// isPending reports whether p waits for this scheduler.
+func isPending(p *api.Pod) bool {
+	return p.Spec.NodeName == "" && p.DeletionTimestamp == nil && !api.IsPodTerminal(p) &&
+		(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == Name)
+}
+
+// podChanged queues a pending pod, unless it is unschedulable and only
+// its status changed (the scheduler's own PodScheduled=False write): a
+// retry waits for a change in the cluster.
+func (s *Scheduler) podChanged(old, p *api.Pod) {
+	key := meta.Key(p)
+	if isPending(p) {
+		s.mu.Lock()
+		waiting := s.unschedulable[key]
+		s.mu.Unlock()
+		if waiting && old != nil && old.Generation == p.Generation && maps.Equal(old.Labels, p.Labels) {
+			return
+		}
+		s.loop.Add(key)
+		return
+	}
+	s.mu.Lock()
+	delete(s.assumed, key)
+	s.mu.Unlock()
+	if api.IsPodTerminal(p) || p.DeletionTimestamp != nil {
+		s.retryUnschedulable() // room was freed
+	}
+}
+
+func (s *Scheduler) podGone(p *api.Pod) {
+	key := meta.Key(p)
+	s.mu.Lock()
+	delete(s.assumed, key)
+	delete(s.unschedulable, key)
+	s.mu.Unlock()
+	if p.Spec.NodeName != "" {
+		s.retryUnschedulable()
+	}
+}
+
+// takeUnschedulable returns the unschedulable pods' keys and forgets them:
+// they are about to be tried again.
+func (s *Scheduler) takeUnschedulable() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keys := make([]string, 0, len(s.unschedulable))
+	for k := range s.unschedulable {
+		keys = append(keys, k)
+	}
+	clear(s.unschedulable)
+	return keys
+}
+
+func (s *Scheduler) retryUnschedulable() {
+	for _, k := range s.takeUnschedulable() {
+		s.loop.Add(k)
+	}
+}
