@@ -46,6 +46,9 @@ func ownedPods(pods []*api.Pod, rs string) (active []*api.Pod) {
 func TestReplicaSetCreatesScalesAndReportsStatus(t *testing.T) {
 	c := cluster.Start(t, cluster.Options{Controllers: []string{controllers.ReplicaSet, controllers.Scheduler}, Nodes: 2})
 	ctx := context.Background()
+	cluster.Await(t, c, "nodes", "two ready nodes", func(ns []*api.Node) bool {
+		return len(ns) == 2 && api.IsNodeReady(ns[0]) && api.IsNodeReady(ns[1])
+	})
 	t0 := kit.Target{Group: "apps", Version: "v1", Resource: "replicasets", Namespace: "default"}
 	require.NoError(t, kit.Create(ctx, c.Client, t0, replicaSet("web", 3), nil))
 
