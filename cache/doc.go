@@ -53,5 +53,5 @@
 //	lister.go             Lister and NamespaceLister: reads by selector, name and namespace
 //
 // Figures for the Indexer at 100,000 objects, and the command that produced
-// them, are in docs/performance-cache.md.
+// them, are in docs/performance.md ("cache: 100,000 objects").
 package cache

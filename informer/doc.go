@@ -61,5 +61,5 @@
 //
 // The subpackage leaderelection keeps two copies of a controller from both
 // acting, with a coordination.k8s.io Lease. Figures for handler fan-out, and
-// the command that produced them, are in docs/performance-informer.md.
+// the command that produced them, are in docs/performance.md.
 package informer

@@ -4,14 +4,14 @@
 // that clients read, event type sequences and the objects themselves, with
 // resourceVersions, uids and timestamps compared by presence only.
 //
-// The rows are docs/api-semantics.md's tables and kubectl itself: apply, get,
-// get -w, edit, label, apply --server-side, scale and delete run with
+// The rows are docs/api-semantics.md's tables and kubectl itself: apply,
+// get, get -w, edit, label, apply --server-side, scale and delete run with
 // -v=9 against both servers (TestKubectl), their logs parsed into
 // requests and answers and compared. A difference fails the test unless
-// it is in the known list (known_test.go), which points to where it is
-// written down (docs/fidelity.md, docs/requests-fakeapiserver.md); an
-// entry of that list no difference needed fails the run (TestMain), so
-// that a fix in the fake server cannot leave a stale excuse behind.
+// it is in the known list (known_test.go), which points to its entry in
+// docs/fidelity.md; an entry of that list no difference needed fails the
+// run (TestMain), so that a fix in the fake server cannot leave a stale
+// excuse behind.
 //
 //   - harness.go: Side (one server and its variables), Request, Response,
 //     watch streams.

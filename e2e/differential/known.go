@@ -11,8 +11,7 @@ import (
 )
 
 // Known is a difference between the fake and the real server that is
-// written down: accepted in docs/fidelity.md, or still to fix (listed in
-// docs/fidelity.md or relayed in docs/requests-fakeapiserver.md).
+// written down in docs/fidelity.md: accepted, or open (still to fix).
 type Known struct {
 	// Where and Path are regular expressions matched against the
 	// Difference's fields (unanchored).

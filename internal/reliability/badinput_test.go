@@ -39,8 +39,8 @@ type badInput struct {
 	// length, when set, is sent as Content-Length (0: chunked or none).
 	length int64
 	want   int
-	// gap names the request that tracks a code the fake server does not
-	// give yet; the row is skipped.
+	// gap says why the fake server does not give the wanted code yet; the
+	// row is skipped.
 	gap string
 }
 

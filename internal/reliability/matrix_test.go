@@ -59,8 +59,8 @@ type row struct {
 	check func(t *testing.T, e *env, s *subject) string
 	// longOnly rows run only in the long form (-reliability.long).
 	longOnly bool
-	// gap, per client kind, names the request that tracks a fault that
-	// client does not survive yet; that cell is skipped and shown as a gap.
+	// gap, per client kind, says why that client does not survive the
+	// fault yet; that cell is skipped and shown as a gap.
 	gap map[string]string
 }
 
@@ -128,7 +128,8 @@ func staleRow() row {
 			"(an informer: started fresh) lists at rv=0",
 		expect: "nothing goes back: no deleted object returns, no newer one is lost; converges through the watch",
 		opts:   reflector.Options{DisableStreamingList: true},
-		// Was a gap (docs/requests-reliability.md §2): closed by the reflector starting from a synced store's resourceVersion.
+		// The reflector over the kept store lists from that store's
+		// resourceVersion, so the stale rv=0 snapshot is refused.
 		before: func(e *env, kind string) {
 			if kind == "informer" {
 				moveOn(e)
@@ -296,8 +297,6 @@ func oversizeRow(limit, frame int, longOnly bool) row {
 			return observed(s)
 		},
 	}
-	// Was a gap (docs/requests-reliability.md §7): closed by the reflector
-	// decoding its watches with the client's frame bound.
 	if longOnly {
 		r.env.timeout = 3 * time.Minute
 	}
@@ -476,7 +475,8 @@ func matrixRows() []row {
 			fault:  "a server that never answers the watch request",
 			how:    "proxy accepts the watch request and sends nothing, not even headers",
 			expect: "the client's own deadline ends it; watch resumed",
-			// Was a gap (docs/requests-reliability.md §1): closed by the reflector bounding every watch request on its clock.
+			// The reflector's deadline bounds the request itself, headers
+			// included, on its clock.
 			inject: func(e *env, s *subject) {
 				e.proxy.SilenceNextWatch(false)
 				e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
@@ -662,7 +662,7 @@ func TestFaultMatrix(t *testing.T) {
 		for _, kind := range clientKinds {
 			t.Run(strings.ReplaceAll(r.fault, " ", "_")+"/"+kind, func(t *testing.T) {
 				if r.longOnly && !*long {
-					t.Skip("long form only (-reliability.long, make chaos): see docs/requests-reliability.md §3")
+					t.Skip("long form only (-reliability.long, make chaos): pushing a frame past the default bound takes 20-70 s per client under -race")
 				}
 				if gap := r.gap[kind]; gap != "" {
 					t.Skipf("the %s does not survive this fault yet: %s", kind, gap)
