@@ -28,7 +28,10 @@
 //     control, scheduling, networking).
 //   - custom.go: ForCustom, PrinterColumn, the JSONPath subset.
 //   - values.go: reading objects, ages (HumanDuration), selectors.
-//   - zz_generated_columns.go: the real server's column definitions.
+//   - zz_generated_columns.go: the real server's column definitions,
+//     written by gen/ from testdata/real (go generate).
 //   - testdata/real: Tables a real kube-apiserver returned (with the full
 //     objects), replayed by the tests.
 package table
+
+//go:generate go run ./gen -in testdata/real -out zz_generated_columns.go
