@@ -66,6 +66,12 @@ func load(t *testing.T, path string) (*meta.ObjectMeta, jsonv.Value, openapi.GVK
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
+	return loadBytes(t, data)
+}
+
+// loadBytes splits an object into its metadata and its other members.
+func loadBytes(t *testing.T, data []byte) (*meta.ObjectMeta, jsonv.Value, openapi.GVK) {
+	t.Helper()
 	res, err := jsonv.Parse(data)
 	require.NoError(t, err)
 	doc := res.Value

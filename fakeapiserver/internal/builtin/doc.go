@@ -2,7 +2,8 @@
 // beyond checking its JSON types: the defaulters of every group it serves,
 // the encoding of its Go types (Complete), and the registry's and default
 // admission plugins' rules for new and updated objects (PrepareCreate,
-// PrepareUpdate, ServiceAllocator).
+// PrepareUpdate, ServiceAllocator), and the kinds' validators (Validate,
+// ValidateUpdate) with the real causes and messages.
 //
 // The functions work on an object the server has decoded (its top-level
 // members other than kind, apiVersion and metadata, as a jsonv object, and
@@ -24,5 +25,10 @@
 // registry_pod.go (a new Pod's status, QoS class, tolerations and
 // priority), service_alloc.go (cluster IPs and node ports), quantity.go
 // (resource quantities as numbers), fielderror.go (FieldError, a 422's
-// cause), edit.go (helpers that edit a jsonv object in place).
+// cause, and Message), validate.go (Validate, the kind table and the
+// error helpers), validate_pod.go (pod specs), validate_workloads.go,
+// validate_core.go, validate_other.go (each kind's rules),
+// validate_update.go (ValidateUpdate: immutable fields), selector.go
+// (label selectors), names.go (name and key formats), cron.go (CronJob
+// schedules), edit.go (helpers that edit a jsonv object in place).
 package builtin

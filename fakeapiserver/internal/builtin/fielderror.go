@@ -4,27 +4,21 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 )
 
 // FieldError is one field-level failure as the real server reports it in
-// a 422 Invalid: the cause type, the field path, the bad value as the
-// message shows it ("" when it shows none) and the detail.
-type FieldError struct {
-	Type   meta.CauseType
-	Field  string
-	Value  string
-	Detail string
-}
+// a 422 Invalid (apistatus.Invalid turns a list into the Status).
+type FieldError = apistatus.FieldError
 
 // invalidValue is an Invalid error for a string value, shown quoted.
 func invalidValue(field, value, detail string) FieldError {
-	return FieldError{Type: meta.CauseFieldValueInvalid, Field: field, Value: strconv.Quote(value), Detail: detail}
+	return apistatus.FieldInvalid(field, value, detail)
 }
 
 // invalidNumber is an Invalid error for a number, shown as it is.
 func invalidNumber(field string, n int64, detail string) FieldError {
-	return FieldError{Type: meta.CauseFieldValueInvalid, Field: field, Value: strconv.FormatInt(n, 10), Detail: detail}
+	return apistatus.FieldInvalidRaw(field, strconv.FormatInt(n, 10), detail)
 }
 
 // invalidList is an Invalid error for a list of strings, shown as a JSON
@@ -34,5 +28,12 @@ func invalidList(field string, values []string, detail string) FieldError {
 	for i, v := range values {
 		q[i] = strconv.Quote(v)
 	}
-	return FieldError{Type: meta.CauseFieldValueInvalid, Field: field, Value: "[" + strings.Join(q, ",") + "]", Detail: detail}
+	return apistatus.FieldInvalidRaw(field, "["+strings.Join(q, ",")+"]", detail)
+}
+
+// Message is the cause message of a field error as the real server words
+// it ("Invalid value: \"x\": detail", "Required value", ...): the error
+// without its field path.
+func Message(e FieldError) string {
+	return strings.TrimPrefix(e.String(), e.Field+": ")
 }

@@ -1,0 +1,261 @@
+package builtin
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
+)
+
+// Validation of RBAC, Leases, PriorityClasses, HPAs, PDBs, Ingresses,
+// NetworkPolicies, StorageClasses and EndpointSlices.
+
+func validateRole(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	for i, r := range items(obj, "rules") {
+		p := index("rules", i)
+		if empty(r, "verbs") {
+			v.required(p+".verbs", "")
+		}
+		hasURLs := !empty(r, "nonResourceURLs")
+		hasResources := !empty(r, "resources")
+		if hasURLs && hasResources {
+			v.invalid(p+".nonResourceURLs", "", "rules cannot apply to both regular resources and non-resource URLs")
+		}
+		if hasResources && unset(r, "apiGroups") {
+			v.required(p+".apiGroups", "resource rules must supply at least one api group")
+		}
+		if !hasURLs && !hasResources {
+			v.required(p+".resources", "resource rules must supply at least one resource")
+		}
+	}
+}
+
+func validateRoleBinding(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
+	ref := child(obj, "roleRef")
+	if g := str(ref, "apiGroup"); g != "rbac.authorization.k8s.io" {
+		v.notSupported("roleRef.apiGroup", g, "rbac.authorization.k8s.io")
+	}
+	cluster := m.Namespace == ""
+	switch k := str(ref, "kind"); {
+	case k == "ClusterRole", k == "Role" && !cluster:
+	case cluster:
+		v.notSupported("roleRef.kind", k, "ClusterRole")
+	default:
+		v.notSupported("roleRef.kind", k, "Role", "ClusterRole")
+	}
+	for i, s := range items(obj, "subjects") {
+		p := index("subjects", i)
+		name := str(s, "name")
+		if name == "" {
+			v.required(p+".name", "")
+		}
+		switch k := str(s, "kind"); k {
+		case "ServiceAccount":
+			if name != "" {
+				v.problems(p+".name", name, dnsSubdomainProblems(name))
+			}
+			if g := str(s, "apiGroup"); g != "" {
+				v.notSupported(p+".apiGroup", g, "")
+			}
+			if cluster && str(s, "namespace") == "" {
+				v.required(p+".namespace", "")
+			}
+		case "User", "Group":
+			if g := str(s, "apiGroup"); g != "rbac.authorization.k8s.io" {
+				v.notSupported(p+".apiGroup", g, "rbac.authorization.k8s.io")
+			}
+		default:
+			v.notSupported(p+".kind", k, "ServiceAccount", "User", "Group")
+		}
+	}
+	if str(ref, "name") == "" {
+		v.required("roleRef.name", "")
+	}
+}
+
+func validateLease(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	spec := present(obj, "spec")
+	if spec == nil {
+		return
+	}
+	if n, ok := integer(spec, "leaseDurationSeconds"); ok && n <= 0 {
+		v.invalidRaw("spec.leaseDurationSeconds", strconv.FormatInt(n, 10), "must be greater than 0")
+	}
+	v.nonNegative(spec, "leaseTransitions", "spec.leaseTransitions")
+}
+
+// systemPriorityClasses are the reserved classes and their values.
+var systemPriorityClasses = map[string]int64{
+	"system-node-critical":    2000001000,
+	"system-cluster-critical": 2000000000,
+}
+
+func validatePriorityClass(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
+	if strings.HasPrefix(m.Name, "system-") {
+		if want, ok := systemPriorityClasses[m.Name]; !ok {
+			v.forbidden("metadata.name", "priority class names with 'system-' prefix are reserved for system use only. error: "+m.Name+" is not a known system priority class")
+		} else if got, _ := integer(obj, "value"); got != want {
+			v.forbidden("metadata.name", "priority class names with 'system-' prefix are reserved for system use only. error: value of "+m.Name+" PriorityClass must be "+strconv.FormatInt(want, 10))
+		}
+		return
+	}
+	if n, _ := integer(obj, "value"); n > 1000000000 {
+		v.forbidden("value", "maximum allowed value of a user defined priority is 1000000000")
+	}
+	switch p := str(obj, "preemptionPolicy"); p {
+	case "", "PreemptLowerPriority", "Never":
+	default:
+		v.notSupported("preemptionPolicy", p, "Never", "PreemptLowerPriority")
+	}
+}
+
+func validateHPA(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	spec := child(obj, "spec")
+	minR, hasMin := integer(spec, "minReplicas")
+	maxR, _ := integer(spec, "maxReplicas")
+	if hasMin && minR < 1 {
+		v.invalidRaw("spec.minReplicas", strconv.FormatInt(minR, 10), "must be greater than or equal to 1")
+	}
+	if maxR < 1 {
+		v.invalidRaw("spec.maxReplicas", strconv.FormatInt(maxR, 10), "must be greater than 0")
+	}
+	if hasMin && maxR < minR {
+		v.invalidRaw("spec.maxReplicas", strconv.FormatInt(maxR, 10), "must be greater than or equal to `minReplicas`")
+	}
+	ref := child(spec, "scaleTargetRef")
+	if str(ref, "kind") == "" {
+		v.required("spec.scaleTargetRef.kind", "")
+	}
+	if str(ref, "name") == "" {
+		v.required("spec.scaleTargetRef.name", "")
+	}
+	if av := str(ref, "apiVersion"); !strings.Contains(av, "/") && av != "v1" {
+		v.invalid("spec.scaleTargetRef.apiVersion", av, "apiVersion must specify API group")
+	}
+}
+
+func validatePDB(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	spec := child(obj, "spec")
+	minA, maxU := spec.Get("minAvailable"), spec.Get("maxUnavailable")
+	if minA != nil && minA.Kind != jsonv.Null && maxU != nil && maxU.Kind != jsonv.Null {
+		sel := "null"
+		if s := present(spec, "selector"); s != nil {
+			sel = string(jsonv.Marshal(*s))
+		}
+		policy := "null"
+		if p := str(spec, "unhealthyPodEvictionPolicy"); p != "" {
+			policy = strconv.Quote(p)
+		}
+		v.invalidRaw("spec", `{"MinAvailable":`+shownIntOrString(minA)+`,"Selector":`+sel+`,"MaxUnavailable":`+shownIntOrString(maxU)+`,"UnhealthyPodEvictionPolicy":`+policy+`}`, "minAvailable and maxUnavailable cannot be both set")
+	}
+	v.intOrPercent("spec.minAvailable", minA)
+	v.intOrPercent("spec.maxUnavailable", maxU)
+	v.selector("spec.selector", readSelector(spec, "selector"))
+}
+
+func validateIngress(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	spec := child(obj, "spec")
+	for i, r := range items(spec, "rules") {
+		p := index("spec.rules", i)
+		if h := str(r, "host"); h != "" {
+			check := h
+			if strings.HasPrefix(h, "*.") {
+				check = h[2:]
+			}
+			v.problems(p+".host", h, dnsSubdomainProblems(check))
+		}
+		http := present(r, "http")
+		if http == nil {
+			continue
+		}
+		for j, path := range items(http, "paths") {
+			pp := index(p+".http.paths", j)
+			switch pt := str(path, "pathType"); pt {
+			case "":
+				v.required(pp+".pathType", "pathType must be specified")
+			case "Exact", "Prefix":
+				if pv := str(path, "path"); !strings.HasPrefix(pv, "/") {
+					v.invalid(pp+".path", pv, "must be an absolute path")
+				}
+			case "ImplementationSpecific":
+			default:
+				v.notSupported(pp+".pathType", pt, "Exact", "ImplementationSpecific", "Prefix")
+			}
+		}
+	}
+}
+
+func validateNetworkPolicy(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	spec := child(obj, "spec")
+	v.selector("spec.podSelector", readSelector(spec, "podSelector"))
+	for _, dir := range []string{"ingress", "egress"} {
+		for i, rule := range items(spec, dir) {
+			for j, port := range items(rule, "ports") {
+				pp := index(index("spec."+dir, i)+".ports", j)
+				if proto := str(port, "protocol"); proto != "" {
+					v.protocol(pp+".protocol", proto)
+				}
+				if pv := port.Get("port"); pv != nil && pv.Kind == jsonv.Number {
+					n, _ := strconv.ParseInt(pv.Str, 10, 64)
+					v.portRange(pp+".port", n)
+				} else if pv != nil && pv.Kind == jsonv.String {
+					v.problems(pp+".port", pv.Str, portNameProblems(pv.Str))
+				}
+			}
+		}
+	}
+	if pt := spec.Get("policyTypes"); pt != nil && pt.Kind == jsonv.Array {
+		for i, t := range pt.Arr {
+			if t.Str != "Ingress" && t.Str != "Egress" {
+				v.notSupported(index("spec.policyTypes", i), t.Str, "Ingress", "Egress")
+			}
+		}
+		if len(pt.Arr) > 2 {
+			v.invalidRaw("spec.policyTypes", string(jsonv.Marshal(*pt)), "may not specify more than two policyTypes")
+		}
+	}
+}
+
+func validateStorageClass(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	switch rp := str(obj, "reclaimPolicy"); rp {
+	case "", "Delete", "Retain":
+	default:
+		v.notSupported("reclaimPolicy", rp, "Delete", "Retain")
+	}
+	if p := str(obj, "provisioner"); p == "" {
+		v.required("provisioner", "")
+	} else {
+		v.problems("provisioner", p, qualifiedNameProblems(p))
+	}
+	switch m := str(obj, "volumeBindingMode"); m {
+	case "", "Immediate", "WaitForFirstConsumer":
+	default:
+		v.notSupported("volumeBindingMode", m, "Immediate", "WaitForFirstConsumer")
+	}
+}
+
+func validateEndpointSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	at := str(obj, "addressType")
+	switch at {
+	case "IPv4", "IPv6", "FQDN":
+	case "":
+		v.required("addressType", "")
+	default:
+		v.notSupported("addressType", at, "FQDN", "IPv4", "IPv6")
+	}
+	for i, e := range items(obj, "endpoints") {
+		if empty(e, "addresses") {
+			v.required(index("endpoints", i)+".addresses", "")
+		}
+	}
+	for i, p := range items(obj, "ports") {
+		pp := index("ports", i)
+		if n, ok := integer(p, "port"); ok {
+			v.portRange(pp+".port", n)
+		}
+		if proto := str(p, "protocol"); proto != "" {
+			v.protocol(pp+".protocol", proto)
+		}
+	}
+}

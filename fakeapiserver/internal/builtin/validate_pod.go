@@ -1,0 +1,348 @@
+package builtin
+
+import (
+	"strconv"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+)
+
+// podOptions says where a pod spec sits: in a Pod, or in a template whose
+// owner constrains it.
+type podOptions struct{}
+
+// podSpec checks a pod spec in the real validator's order: grace period,
+// volumes, containers, init containers, restart and DNS policies, node
+// selector, service account, deadlines, tolerations.
+func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
+	if spec == nil {
+		v.required(path+".containers", "")
+		return
+	}
+	if unset(spec, "terminationGracePeriodSeconds") {
+		v.required(path+".terminationGracePeriodSeconds", "")
+	}
+	vols := v.volumes(path+".volumes", spec)
+	v.containers(path+".containers", spec, "containers", vols, true)
+	v.containers(path+".initContainers", spec, "initContainers", vols, false)
+	switch rp := str(spec, "restartPolicy"); rp {
+	case "Always", "OnFailure", "Never":
+	case "":
+		v.required(path+".restartPolicy", "")
+	default:
+		v.notSupported(path+".restartPolicy", rp, "Always", "OnFailure", "Never")
+	}
+	switch dp := str(spec, "dnsPolicy"); dp {
+	case "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None":
+	case "":
+		v.required(path+".dnsPolicy", "")
+	default:
+		v.notSupported(path+".dnsPolicy", dp, "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+	}
+	v.labels(path+".nodeSelector", stringMap(spec, "nodeSelector"))
+	if sa := str(spec, "serviceAccountName"); sa != "" {
+		v.problems(path+".serviceAccountName", sa, dnsSubdomainProblems(sa))
+	}
+	if n := str(spec, "nodeName"); n != "" {
+		v.problems(path+".nodeName", n, dnsSubdomainProblems(n))
+	}
+	if n, ok := integer(spec, "activeDeadlineSeconds"); ok && (n < 1 || n > 2147483647) {
+		v.invalidRaw(path+".activeDeadlineSeconds", strconv.FormatInt(n, 10), "must be between 1 and 2147483647, inclusive")
+	}
+	for _, k := range []string{"hostname", "subdomain"} {
+		if h := str(spec, k); h != "" {
+			v.problems(path+"."+k, h, dnsLabelProblems(h))
+		}
+	}
+	for i, t := range items(spec, "tolerations") {
+		v.toleration(index(path+".tolerations", i), t)
+	}
+}
+
+// toleration checks one toleration.
+func (v *validator) toleration(path string, t *jsonv.Value) {
+	key := str(t, "key")
+	if key != "" {
+		v.problems(path+".key", key, qualifiedNameProblems(key))
+	}
+	op := str(t, "operator")
+	switch op {
+	case "", "Equal":
+		if key == "" {
+			v.invalid(path+".operator", op, "operator must be Exists when `key` is empty, which means \"match all values and all keys\"")
+		}
+	case "Exists":
+		if str(t, "value") != "" {
+			v.invalid(path+".operator", str(t, "value"), "value must be empty when `operator` is 'Exists'")
+		}
+	default:
+		v.notSupported(path+".operator", op, "Equal", "Exists")
+	}
+	if e := str(t, "effect"); e != "" {
+		switch e {
+		case "NoSchedule", "PreferNoSchedule", "NoExecute":
+		default:
+			v.notSupported(path+".effect", e, "NoSchedule", "PreferNoSchedule", "NoExecute")
+		}
+	}
+}
+
+// volumes checks the pod's volumes and returns their names.
+func (v *validator) volumes(path string, spec *jsonv.Value) map[string]bool {
+	names := map[string]bool{}
+	for i, vol := range items(spec, "volumes") {
+		p := index(path, i)
+		name := str(vol, "name")
+		switch {
+		case name == "":
+			v.required(p+".name", "")
+		case len(dnsLabelProblems(name)) > 0:
+			v.problems(p+".name", name, dnsLabelProblems(name))
+		case names[name]:
+			v.duplicate(p+".name", name)
+		default:
+			names[name] = true
+		}
+		n := 0
+		for _, s := range volumeSources {
+			if unset(vol, s) {
+				continue
+			}
+			n++
+			if n > 1 {
+				v.forbidden(p+"."+s, "may not specify more than 1 volume type")
+			}
+		}
+		if n == 0 {
+			v.required(p, "must specify a volume type")
+		}
+	}
+	return names
+}
+
+// containers checks a container list; regular containers must not be
+// empty.
+func (v *validator) containers(path string, spec *jsonv.Value, k string, vols map[string]bool, required bool) {
+	list := items(spec, k)
+	if len(list) == 0 {
+		if required {
+			v.required(path, "")
+		}
+		return
+	}
+	names := map[string]bool{}
+	for i, c := range list {
+		p := index(path, i)
+		v.container(p, c, vols)
+		name := str(c, "name")
+		if names[name] {
+			v.duplicate(p+".name", name)
+		} else {
+			names[name] = true
+		}
+		for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
+			if pr := present(c, probe); pr != nil {
+				v.probe(p+"."+probe, pr)
+			}
+		}
+	}
+}
+
+// container checks what init and regular containers share.
+func (v *validator) container(p string, c *jsonv.Value, vols map[string]bool) {
+	name := str(c, "name")
+	if name == "" {
+		v.required(p+".name", "")
+	} else {
+		v.problems(p+".name", name, dnsLabelProblems(name))
+	}
+	if str(c, "image") == "" {
+		v.required(p+".image", "")
+	}
+	switch tmp := str(c, "terminationMessagePolicy"); tmp {
+	case "File", "FallbackToLogsOnError":
+	case "":
+		v.required(p+".terminationMessagePolicy", "")
+	default:
+		v.notSupported(p+".terminationMessagePolicy", tmp, "File", "FallbackToLogsOnError")
+	}
+	v.containerPorts(p+".ports", c)
+	v.env(p+".env", c)
+	v.volumeMounts(p+".volumeMounts", c, vols)
+	switch pp := str(c, "imagePullPolicy"); pp {
+	case "Always", "IfNotPresent", "Never":
+	case "":
+		v.required(p+".imagePullPolicy", "")
+	default:
+		v.notSupported(p+".imagePullPolicy", pp, "Always", "IfNotPresent", "Never")
+	}
+	v.resources(p+".resources", present(c, "resources"))
+}
+
+// containerPorts checks a container's ports.
+func (v *validator) containerPorts(path string, c *jsonv.Value) {
+	names := map[string]bool{}
+	for i, port := range items(c, "ports") {
+		p := index(path, i)
+		if name := str(port, "name"); name != "" {
+			if probs := portNameProblems(name); len(probs) > 0 {
+				v.problems(p+".name", name, probs)
+			} else if names[name] {
+				v.duplicate(p+".name", name)
+			} else {
+				names[name] = true
+			}
+		}
+		if n, _ := integer(port, "containerPort"); n == 0 {
+			v.required(p+".containerPort", "")
+		} else {
+			v.portRange(p+".containerPort", n)
+		}
+		if n, _ := integer(port, "hostPort"); n != 0 {
+			v.portRange(p+".hostPort", n)
+		}
+		v.protocol(p+".protocol", str(port, "protocol"))
+	}
+}
+
+// protocol checks a port protocol (required: the defaulter sets TCP).
+func (v *validator) protocol(field, proto string) {
+	switch proto {
+	case "TCP", "UDP", "SCTP":
+	case "":
+		v.required(field, "")
+	default:
+		v.notSupported(field, proto, "SCTP", "TCP", "UDP")
+	}
+}
+
+// env checks a container's environment variables.
+func (v *validator) env(path string, c *jsonv.Value) {
+	for i, e := range items(c, "env") {
+		p := index(path, i)
+		name := str(e, "name")
+		if name == "" {
+			v.required(p+".name", "")
+		} else {
+			v.problems(p+".name", name, envVarNameProblems(name))
+		}
+		from := present(e, "valueFrom")
+		if from == nil {
+			continue
+		}
+		sources := 0
+		for _, s := range []string{"fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef"} {
+			if !unset(from, s) {
+				sources++
+			}
+		}
+		switch {
+		case sources == 0:
+			v.invalid(p+".valueFrom", "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`")
+		case str(e, "value") != "":
+			v.invalid(p+".valueFrom", "", "may not be specified when `value` is not empty")
+		case sources > 1:
+			v.invalid(p+".valueFrom", "", "may not have more than one field specified at a time")
+		}
+	}
+}
+
+// volumeMounts checks a container's mounts against the pod's volumes.
+func (v *validator) volumeMounts(path string, c *jsonv.Value, vols map[string]bool) {
+	paths := map[string]bool{}
+	for i, m := range items(c, "volumeMounts") {
+		p := index(path, i)
+		name := str(m, "name")
+		if name == "" {
+			v.required(p+".name", "")
+		}
+		if !vols[name] {
+			v.notFound(p+".name", name)
+		}
+		mp := str(m, "mountPath")
+		if mp == "" {
+			v.required(p+".mountPath", "")
+		}
+		if paths[mp] {
+			v.invalid(p+".mountPath", mp, "must be unique")
+		}
+		paths[mp] = true
+	}
+}
+
+// resources checks that no request exceeds its limit.
+func (v *validator) resources(path string, res *jsonv.Value) {
+	if res == nil {
+		return
+	}
+	reqs, lims := present(res, "requests"), present(res, "limits")
+	if reqs == nil || lims == nil {
+		return
+	}
+	for _, m := range reqs.Obj {
+		lim := lims.Get(m.Key)
+		if lim == nil {
+			continue
+		}
+		rq, ok1 := quantityValue(&m.Value)
+		lq, ok2 := quantityValue(lim)
+		if ok1 && ok2 && rq.Cmp(lq) > 0 {
+			v.invalid(path+".requests", m.Value.Str, "must be less than or equal to "+m.Key+" limit of "+lim.Str)
+		}
+	}
+}
+
+// probe checks a probe: one handler, non-negative timings.
+func (v *validator) probe(path string, p *jsonv.Value) {
+	handlers := 0
+	for _, h := range []string{"exec", "httpGet", "tcpSocket", "grpc"} {
+		hv := present(p, h)
+		if hv == nil {
+			continue
+		}
+		if handlers > 0 {
+			v.forbidden(path+"."+h, "may not specify more than 1 handler type")
+			continue
+		}
+		handlers++
+		switch h {
+		case "httpGet", "tcpSocket":
+			v.handlerPort(path+"."+h+".port", hv.Get("port"))
+		case "grpc":
+			if n, ok := integer(hv, "port"); ok {
+				v.portRange(path+".grpc.port", n)
+			}
+		case "exec":
+			if empty(hv, "command") {
+				v.required(path+".exec.command", "")
+			}
+		}
+	}
+	if handlers == 0 {
+		v.required(path, "must specify a handler type")
+	}
+	for _, k := range []string{"initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"} {
+		v.nonNegative(p, k, path+"."+k)
+	}
+}
+
+// handlerPort checks a handler's port: a number in range or a port name.
+func (v *validator) handlerPort(field string, port *jsonv.Value) {
+	switch {
+	case port == nil || port.Kind == jsonv.Null:
+		v.portRange(field, 0)
+	case port.Kind == jsonv.Number:
+		n, _ := strconv.ParseInt(port.Str, 10, 64)
+		v.portRange(field, n)
+	case port.Kind == jsonv.String:
+		v.problems(field, port.Str, portNameProblems(port.Str))
+	}
+}
+
+// podTemplate checks a template's labels and pod spec.
+func (v *validator) podTemplate(path string, t *jsonv.Value) {
+	md := present(t, "metadata")
+	if md != nil {
+		v.labels(path+".metadata.labels", stringMap(md, "labels"))
+	}
+	v.podSpec(path+".spec", child(t, "spec"), podOptions{})
+}

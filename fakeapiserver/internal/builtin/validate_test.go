@@ -1,0 +1,79 @@
+package builtin
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/meta"
+)
+
+// realStatus is what testdata/validation/*.real.json hold: the real
+// kube-apiserver v1.37.2's answer to a dry-run create of the .in.json body.
+type realStatus struct {
+	Code   int                `json:"code"`
+	Causes []meta.StatusCause `json:"causes"`
+}
+
+// TestValidateMatchesRealServer defaults, prepares and validates each
+// testdata/validation/*.in.json and compares the field errors with the
+// causes the real server answered. Causes are compared as a set: the real
+// server walks maps in random order.
+func TestValidateMatchesRealServer(t *testing.T) {
+	ins, err := filepath.Glob("testdata/validation/*.in.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, ins)
+	for _, in := range ins {
+		name := strings.TrimSuffix(filepath.Base(in), ".in.json")
+		t.Run(name, func(t *testing.T) {
+			m, obj, gvk := load(t, in)
+			data, err := os.ReadFile(strings.TrimSuffix(in, ".in.json") + ".real.json")
+			require.NoError(t, err)
+			var want realStatus
+			require.NoError(t, json.Unmarshal(data, &want))
+			require.Equal(t, 422, want.Code)
+
+			m.UID = "00000000-0000-0000-0000-000000000001"
+			Default(gvk.Group, gvk.Version, gvk.Kind, m, &obj)
+			require.NoError(t, PrepareCreate(gvk.Group, gvk.Kind, m, &obj, Env{Now: time.Unix(0, 0)}))
+			var got []string
+			for _, e := range Validate(gvk.Group, gvk.Kind, m, &obj) {
+				got = append(got, causeString(meta.StatusCause{Type: e.Type, Field: e.Field, Message: Message(e)}))
+			}
+			var wantS []string
+			for _, c := range want.Causes {
+				wantS = append(wantS, causeString(c))
+			}
+			slices.Sort(got)
+			slices.Sort(wantS)
+			assert.Equal(t, wantS, got)
+		})
+	}
+}
+
+func causeString(c meta.StatusCause) string {
+	return c.Field + " | " + string(c.Type) + " | " + c.Message
+}
+
+// TestValidateAcceptsWhatTheRealServerAccepts validates every object of
+// testdata/defaults, which the real server created: none may fail.
+func TestValidateAcceptsWhatTheRealServerAccepts(t *testing.T) {
+	ins, err := filepath.Glob("testdata/defaults/*.in.json")
+	require.NoError(t, err)
+	for _, in := range ins {
+		t.Run(strings.TrimSuffix(filepath.Base(in), ".in.json"), func(t *testing.T) {
+			m, obj, gvk := load(t, in)
+			m.UID = "00000000-0000-0000-0000-000000000001"
+			Default(gvk.Group, gvk.Version, gvk.Kind, m, &obj)
+			require.NoError(t, PrepareCreate(gvk.Group, gvk.Kind, m, &obj, Env{Now: time.Unix(0, 0)}))
+			assert.Empty(t, Validate(gvk.Group, gvk.Kind, m, &obj))
+		})
+	}
+}
