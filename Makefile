@@ -1,7 +1,8 @@
 # kubecache — the commands a newcomer and CI run.
 #
 #   make demo   the embedded fake API server with a live workload, mirrored
-#               by a reflector (no cluster needed)
+#               by a reflector (no cluster needed), and a live web page of
+#               it: open the address it prints
 #   make test   the whole test suite (what .ci/run runs)
 
 GO        ?= go
@@ -66,9 +67,10 @@ chaos:
 	  -reliability.long -chaos.duration=$(or $(CHAOSTIME),2m) -chaos.seed=$(or $(CHAOSSEED),0)
 	KUBECACHE_CHAOS_BUDGET=$(or $(CHAOSTIME),2m) $(GO) test -race -count=1 -v -timeout 30m -run '^TestChaos$$' ./reflector/
 
-# demo: the fake API server, a workload and a reflector narrating itself.
+# demo: the fake API server, a workload and a reflector narrating itself,
+# with a live web view (the address is printed; DEMOFLAGS adds flags).
 demo:
-	$(GO) run ./cmd/kubecache demo
+	$(GO) run ./cmd/kubecache demo --web $(DEMOFLAGS)
 
 clean:
 	$(GO) clean -testcache

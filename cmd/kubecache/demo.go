@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/internal/cliprint"
+	"github.com/kubecache/kubecache/internal/webview"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
@@ -28,6 +30,11 @@ Each line starts with who speaks:
   handler    an event the informer's handler receives
   fault      a fault injected into the server
 
+With --web the command also serves a live page of the machinery (the
+state machine, the resourceVersion timeline, the store, the handlers) with
+buttons that inject the faults and sliders for the workload's rate and a
+slow handler; the scheduled faults are off unless --faults-every is given.
+
 Runs until Ctrl-C, or for --duration.`
 
 // demoNamespace is where the workload writes.
@@ -40,8 +47,9 @@ func (a *app) demo(ctx context.Context, args []string) error {
 		duration, faultsEvery time.Duration
 		rate                  float64
 		objects, chunk        int64
-		streaming             bool
+		streaming, web        bool
 		seed                  int64
+		wf                    webFlags
 	)
 	fs.durationVar(&duration, "duration", 0, "stop after this long (0: run until Ctrl-C)")
 	fs.durationVar(&faultsEvery, "faults-every", 6*time.Second, "time between injected faults, counted from the recovery of the last (0: no faults)")
@@ -50,8 +58,14 @@ func (a *app) demo(ctx context.Context, args []string) error {
 	fs.int64Var(&chunk, "chunk-size", 10, "objects per page of the reflector's lists")
 	fs.boolVar(&streaming, "streaming-list", "", false, "list with a streaming list (WATCH with sendInitialEvents) instead of pages")
 	fs.int64Var(&seed, "seed", 1, "seed of the workload's choices")
+	fs.boolVar(&web, "web", "", false, "also serve a live web view of the machinery, with fault buttons (see --web-addr)")
+	fs.stringVar(&wf.addr, "web-addr", "", "127.0.0.1:0", "the web view's address (127.0.0.1:0 picks a port)")
+	wf.registerToken(fs)
 	if _, err := a.parse(fs, args, 0, 0); err != nil {
 		return err
+	}
+	if web && !flagGiven(fs, "faults-every") {
+		faultsEvery = 0 // the page's buttons break things instead
 	}
 	switch {
 	case duration < 0, faultsEvery < 0, rate < 0, objects < 0, chunk < 0:
@@ -83,8 +97,24 @@ func (a *app) demo(ctx context.Context, args []string) error {
 	}
 	defer client.CloseIdleConnections()
 	w := newWorkload(client, con, seed)
+	w.setRate(rate)
 	if err := w.setUp(ctx, int(objects)); err != nil {
 		return fmt.Errorf("demo: set up: %w", err)
+	}
+	tl := newTimeline(a.now)
+	w.tl = tl
+	var (
+		page *webServer
+		slow atomic.Int64
+	)
+	if web {
+		webCtx, stopWeb := context.WithCancel(ctx)
+		defer stopWeb()
+		page, err = startWeb(webCtx, wf, webview.Options{Title: "configmaps in namespace " + demoNamespace, Controls: demoControls(s, w, con, tl, &slow)}, "demo")
+		if err != nil {
+			return err
+		}
+		defer func() { stopWeb(); _ = page.wait() }()
 	}
 
 	pageSize := chunk
@@ -100,6 +130,9 @@ func (a *app) demo(ctx context.Context, args []string) error {
 	if faultsEvery > 0 {
 		con.outf("  fault      every %v: a cut watch (reconnect after a backoff), then a compaction (410, relist)", faultsEvery)
 	}
+	if page != nil {
+		con.outf("  web        open %s to see it move, and break it with the buttons", page.url())
+	}
 	con.outf("Ctrl-C to stop.")
 	con.outf("")
 
@@ -112,11 +145,12 @@ func (a *app) demo(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tl := newTimeline(a.now)
-	w.tl = tl
 	run := &watchRun{
 		con: con, now: a.now, target: t, stats: newTraceStats(),
 		explain: true, toStdout: true, tl: &tl, keepGoing: true,
+	}
+	if page != nil {
+		run.web, run.slow = page.view, &slow
 	}
 	var (
 		wg     sync.WaitGroup
@@ -125,7 +159,7 @@ func (a *app) demo(ctx context.Context, args []string) error {
 	wg.Go(func() {
 		runErr = run.run(ctx, lw, reflector.Options{PageSize: pageSize, DisableStreamingList: !streaming, Backoff: backoff})
 	})
-	wg.Go(func() { w.run(ctx, rate) })
+	wg.Go(func() { w.run(ctx) })
 	if faultsEvery > 0 {
 		wg.Go(func() { injectFaults(ctx, s, w, con, tl, faultsEvery) })
 	}

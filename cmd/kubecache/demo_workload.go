@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubecache/kubecache/rest"
@@ -30,10 +32,14 @@ type workload struct {
 	ticks int
 	// tl starts the workload's lines; set before run.
 	tl timeline
+	// perSecond is the rate of writes (float64 bits), which the web
+	// page's slider may change while run runs; rateChanged wakes run.
+	perSecond   atomic.Uint64
+	rateChanged chan struct{}
 }
 
 func newWorkload(client *rest.Client, con *console, seed int64) *workload {
-	return &workload{client: client, con: con, rng: rand.New(rand.NewPCG(uint64(seed), 0x6b75626563616368))}
+	return &workload{client: client, con: con, rng: rand.New(rand.NewPCG(uint64(seed), 0x6b75626563616368)), rateChanged: make(chan struct{}, 1)}
 }
 
 // Bounds of the workload's population.
@@ -61,20 +67,35 @@ func (w *workload) setUp(ctx context.Context, n int) error {
 	return nil
 }
 
-// run writes at rate per second until ctx ends.
-func (w *workload) run(ctx context.Context, rate float64) {
-	if rate <= 0 {
-		<-ctx.Done()
-		return
+// rate returns the writes per second.
+func (w *workload) rate() float64 { return math.Float64frombits(w.perSecond.Load()) }
+
+// setRate changes the writes per second, from any goroutine.
+func (w *workload) setRate(perSecond float64) {
+	w.perSecond.Store(math.Float64bits(perSecond))
+	select {
+	case w.rateChanged <- struct{}{}:
+	default:
 	}
-	every := time.Duration(float64(time.Second) / rate)
-	t := time.NewTicker(every)
-	defer t.Stop()
+}
+
+// run writes at the workload's rate until ctx ends.
+func (w *workload) run(ctx context.Context) {
 	for {
+		var tick <-chan time.Time
+		stop := func() bool { return false }
+		if r := w.rate(); r > 0 {
+			t := time.NewTimer(time.Duration(float64(time.Second) / r))
+			tick, stop = t.C, t.Stop
+		}
 		select {
 		case <-ctx.Done():
+			stop()
 			return
-		case <-t.C:
+		case <-w.rateChanged:
+			stop()
+			continue
+		case <-tick:
 		}
 		if err := w.step(ctx); err != nil && ctx.Err() == nil {
 			w.con.errf("%s%v", w.tl.prefix("workload"), err)

@@ -7,6 +7,7 @@
 // and the first thing a newcomer runs:
 //
 //	kubecache demo                     no cluster: a fake API server, a workload, faults, narration
+//	kubecache demo --web               the same, and a live web page of it with fault buttons
 //	kubecache get pods -A --explain    a list through a reflector, narrated, printed like kubectl
 //	kubecache watch deploy -n shop     an informer; every change as it is reflected
 //	kubecache serve --kubeconfig-out kc    the fake API server as a process, for any client
@@ -29,6 +30,7 @@
 //	console.go        serialized output, the progress status line, terminal detection
 //	demo.go           demo: fake server, informer, fault schedule
 //	demo_workload.go  demo: the workload that writes ConfigMaps
+//	web.go            --web: the live web view (internal/webview), the demo's fault buttons and sliders
 //	serve.go          serve: fakeapiserver as a process
 //	version.go        version
 //

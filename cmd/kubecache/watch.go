@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/internal/cliprint"
+	"github.com/kubecache/kubecache/internal/webview"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/selector"
@@ -30,7 +31,8 @@ summary go to stderr, so stdout holds only events.
 Examples:
   kubecache watch pods -A
   kubecache watch deploy -n shop --explain
-  kubecache watch configmaps -o json --show-object | jq .key`
+  kubecache watch configmaps -o json --show-object | jq .key
+  kubecache watch configmaps -A --web 127.0.0.1:8080   and open the printed address`
 
 // watch is "kubecache watch RESOURCE [NAME]".
 func (a *app) watch(ctx context.Context, args []string) error {
@@ -41,12 +43,15 @@ func (a *app) watch(ctx context.Context, args []string) error {
 		output     string
 		showObject bool
 		streaming  bool
+		wf         webFlags
 	)
 	cf.register(fs)
 	lf.register(fs)
 	fs.stringVar(&output, "output", "o", "", "json: one JSON object per event (default one line of text per event)")
 	fs.boolVar(&showObject, "show-object", "", false, "with -o json, include each event's object")
 	fs.boolVar(&streaming, "streaming-list", "", true, "list with a streaming list (a WATCH with sendInitialEvents) when the server offers it; false lists page by page")
+	fs.stringVar(&wf.addr, "web", "", "", "serve a live web view of the informer at this address (127.0.0.1:0 picks a port)")
+	wf.registerToken(fs)
 	pos, err := a.parse(fs, args, 1, 2)
 	if err != nil {
 		return err
@@ -90,6 +95,16 @@ func (a *app) watch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	var web *webServer
+	if wf.addr != "" {
+		webCtx, stopWeb := context.WithCancel(ctx)
+		defer stopWeb()
+		if web, err = startWeb(webCtx, wf, webview.Options{}, "watch"); err != nil {
+			return err
+		}
+		con.errf("web view: %s", web.url())
+		defer func() { stopWeb(); _ = web.wait() }()
+	}
 	run := watchRun{
 		con:      con,
 		now:      a.now,
@@ -99,6 +114,9 @@ func (a *app) watch(ctx context.Context, args []string) error {
 		object:   showObject,
 		explain:  lf.explain,
 		progress: showProgress,
+	}
+	if web != nil {
+		run.web = web.view
 	}
 	return s.wrap(run.run(ctx, lw, reflector.Options{PageSize: pageSize, DisableStreamingList: !streaming}))
 }
@@ -123,6 +141,12 @@ type watchRun struct {
 	// keepGoing keeps running when the first list fails (the demo, whose
 	// server is known to come back), instead of failing like kubectl.
 	keepGoing bool
+	// web, when set, is the live web view: it gets the reflector's trace
+	// and shows the informer.
+	web *webview.View
+	// slow, when set, adds a handler that takes that many milliseconds
+	// per call (the demo page's slider), so its backlog can be watched.
+	slow *atomic.Int64
 
 	// Handler counts, written by the handler's goroutine.
 	adds, initial, updates, deletes atomic.Int64
@@ -143,7 +167,11 @@ func (w *watchRun) run(ctx context.Context, lw reflector.ListerWatcher[*meta.Uns
 	if w.progress {
 		showing = (&progress{c: w.con, now: w.now, what: w.target.api.GroupResource()}).observe
 	}
-	ropts.Trace = hooks(w.stats.observe, narrate, showing)
+	var web func(reflector.TraceEvent)
+	if w.web != nil {
+		web = w.web.Trace
+	}
+	ropts.Trace = hooks(w.stats.observe, narrate, showing, web)
 	failed := make(chan error, 1)
 	var synced atomic.Bool
 	inf, err := informer.New(lw, informer.Options[*meta.Unstructured]{
@@ -192,6 +220,14 @@ func (w *watchRun) run(ctx context.Context, lw reflector.ListerWatcher[*meta.Uns
 		},
 	}, informer.HandlerOptions{Name: "print"}); err != nil {
 		return err
+	}
+	if w.slow != nil {
+		if _, err := inf.AddEventHandler(slowHandler(ctx, w.slow), informer.HandlerOptions{Name: "slow"}); err != nil {
+			return err
+		}
+	}
+	if w.web != nil {
+		webview.Attach(w.web, inf)
 	}
 
 	start := w.now()
