@@ -13,6 +13,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -51,7 +52,7 @@ func parseWriteOptions(r *http.Request) (writeOptions, error) {
 	default:
 		errs = append(errs, apistatus.FieldNotSupported("fieldValidation", wo.validation, "", "Ignore", "Strict", "Warn"))
 	}
-	errs = append(errs, validateFieldManager(wo.manager)...)
+	errs = append(errs, validation.FieldManager(wo.manager)...)
 	if len(errs) > 0 {
 		return wo, apistatus.Invalid("meta.k8s.io", kind, "", errs)
 	}
@@ -141,7 +142,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	if generated {
 		m.Name = s.generateName(m.GenerateName)
 	}
-	if errs := validateMeta(res, m); len(errs) > 0 {
+	if errs := validation.ObjectMeta(res, m); len(errs) > 0 {
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
 	rest := initialStatus(res, in.rest)

@@ -15,6 +15,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -172,7 +173,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 				return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, []apistatus.FieldError{apistatus.FieldForbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
 			}
 		}
-		if errs := validateMeta(res, m); len(errs) > 0 {
+		if errs := validation.ObjectMeta(res, m); len(errs) > 0 {
 			return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 		}
 		if res.Generation && !sameSpec(oldRest, rest, res.HasStatus()) {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -55,9 +55,9 @@ func toJSON(data []byte, mediaType string) ([]byte, error) {
 }
 
 // decodeObject decodes a create or update body for resource res served at
-// version. validation is the fieldValidation directive (Strict, Warn,
+// version. directive is the fieldValidation parameter (Strict, Warn,
 // Ignore).
-func (s *Server) decodeObject(res *registry.Resource, version string, data []byte, validation string) (*incoming, error) {
+func (s *Server) decodeObject(res *registry.Resource, version string, data []byte, directive string) (*incoming, error) {
 	parsed, err := jsonv.Parse(data)
 	if err != nil {
 		return nil, apistatus.BadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
@@ -108,14 +108,14 @@ func (s *Server) decodeObject(res *registry.Resource, version string, data []byt
 
 	in.meta = &meta.ObjectMeta{}
 	if metaRaw != nil && metaRaw.Kind != jsonv.Null && metaRaw.Kind != jsonv.Object {
-		detail := fmt.Sprintf("json: cannot unmarshal %v into Go struct field %s.metadata of type v1.ObjectMeta", goKind(metaRaw.Kind), res.Kind)
+		detail := fmt.Sprintf("json: cannot unmarshal %v into Go struct field %s.metadata of type v1.ObjectMeta", validation.GoKind(metaRaw.Kind), res.Kind)
 		return nil, &bodyError{status: cannot("%s", detail), detail: detail}
 	}
-	walk := s.checkTypes(res, version, &doc, parsed.Duplicates)
-	if walk.err != "" {
-		return nil, &bodyError{status: cannot("%s", walk.err), detail: walk.err}
+	walk := validation.CheckTypes(res, version, &doc, parsed.Duplicates)
+	if walk.Err != "" {
+		return nil, &bodyError{status: cannot("%s", walk.Err), detail: walk.Err}
 	}
-	if walk.pruned {
+	if walk.Pruned {
 		in.rest = in.rest[:0]
 		for _, m := range doc.Obj {
 			switch m.Key {
@@ -132,20 +132,19 @@ func (s *Server) decodeObject(res *registry.Resource, version string, data []byt
 	}
 	var customErrs []apistatus.FieldError
 	if res.Custom && res.CustomSchema != nil {
-		cw := &customWalk{}
-		in.rest = cw.members(in.rest, res.CustomSchema, "")
-		walk.fields = append(walk.fields, cw.fields...)
-		customErrs = cw.errs
+		var unknown []string
+		in.rest, unknown, customErrs = validation.CheckCustom(in.rest, res.CustomSchema)
+		walk.Fields = append(walk.Fields, unknown...)
 	}
-	switch validation {
+	switch directive {
 	case "Strict":
-		if len(walk.fields) > 0 {
-			detail := "strict decoding error: " + strings.Join(walk.fields, ", ")
+		if len(walk.Fields) > 0 {
+			detail := "strict decoding error: " + strings.Join(walk.Fields, ", ")
 			return nil, &bodyError{status: cannot("%s", detail), detail: detail}
 		}
 	case "Ignore":
 	default:
-		in.warnings = walk.fields
+		in.warnings = walk.Fields
 	}
 	if len(customErrs) > 0 {
 		return nil, apistatus.Invalid(res.Group, res.Kind, in.meta.Name, customErrs)
@@ -183,36 +182,11 @@ func (e *bodyError) Error() string { return e.status.Error() }
 // Unwrap gives the Status, so writeError sends the 400.
 func (e *bodyError) Unwrap() error { return e.status }
 
-// checkTypes walks a decoded body against the schema of res's kind at
-// version (see validation_types.go). A kind the built-in schemas do not
-// know (a custom resource) has its metadata checked alone.
-func (s *Server) checkTypes(res *registry.Resource, version string, doc *jsonv.Value, duplicates []string) *schemaWalk {
-	defs := openapi.Builtin()
-	w := newSchemaWalk(defs, duplicates)
-	if name, schema, ok := defs.ForKind(openapi.GVK{Group: res.Group, Version: version, Kind: res.Kind}); ok {
-		w.object(doc, schema, structName(name))
-		return w
-	}
-	if i := doc.Index("metadata"); i >= 0 && doc.Obj[i].Value.Kind == jsonv.Object {
-		// A custom resource's metadata is decoded on its own, so the
-		// real server's type errors name ObjectMeta.labels, not
-		// ObjectMeta.metadata.labels.
-		w.prefix = "metadata"
-		w.object(&doc.Obj[i].Value, &openapi.Schema{Ref: defObjectMeta}, structName(defObjectMeta))
-	}
-	if res.Custom {
-		// Fields outside metadata belong to the CRD's schema
-		// (validation_custom.go), which reports no duplicates.
-		w.dups = nil
-	}
-	return w
-}
-
 // decodePatched decodes the object a JSON, merge or strategic merge patch
 // produced. A result the kind's Go type would not decode is the real
 // server's 422 on the field "patch", quoting the patched object.
-func (s *Server) decodePatched(res *registry.Resource, version string, patched []byte, validation string) (*incoming, error) {
-	in, err := s.decodeObject(res, version, patched, validation)
+func (s *Server) decodePatched(res *registry.Resource, version string, patched []byte, directive string) (*incoming, error) {
+	in, err := s.decodeObject(res, version, patched, directive)
 	var be *bodyError
 	if errors.As(err, &be) {
 		return nil, apistatus.Invalid("", "", "", []apistatus.FieldError{apistatus.FieldInvalid("patch", string(patched), be.detail)})

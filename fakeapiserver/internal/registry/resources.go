@@ -60,7 +60,7 @@ type Resource struct {
 	NameRule NameRule
 	// CustomSchema is a custom resource's structural schema (its CRD
 	// version's openAPIV3Schema), which prunes and type-checks its
-	// objects (validation_custom.go); nil checks metadata alone.
+	// objects (internal/validation); nil checks metadata alone.
 	CustomSchema *openapi.Schema
 	// NoWatchCache marks resources the real server serves straight from
 	// etcd (core events): compaction is visible at once.

@@ -1,4 +1,4 @@
-package fakeapiserver
+package validation
 
 import (
 	"encoding/base64"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 )
 
 // Type validation of request bodies against the kinds' OpenAPI schemas.
@@ -46,21 +47,21 @@ const (
 	rfc3339Micro = "2006-01-02T15:04:05.000000Z07:00"
 )
 
-// schemaWalk is one walk of a body against a schema: the first error, and
+// SchemaWalk is one walk of a body against a schema: the first error, and
 // the unknown and duplicate fields in document order.
-type schemaWalk struct {
+type SchemaWalk struct {
 	defs *openapi.Definitions
 	// dups holds the dotted paths (without list indexes) of keys the
 	// parser saw twice; each is reported once, after the key's value.
 	dups map[string]bool
-	// err is the decoding error as the real server words it ("" if none);
+	// Err is the decoding error as the real server words it ("" if none);
 	// fatal says it stopped the walk.
-	err   string
+	Err   string
 	fatal bool
-	// fields are the unknown- and duplicate-field messages.
-	fields []string
-	// pruned says unknown fields were dropped from the body.
-	pruned bool
+	// Fields are the unknown- and duplicate-field messages.
+	Fields []string
+	// Pruned says unknown fields were dropped from the body.
+	Pruned bool
 	// steps is the path from the root to the current value (see
 	// render); prefix is the root's own path ("metadata" when metadata
 	// is walked alone). stack backs steps for ordinary depths.
@@ -84,13 +85,13 @@ type pathStep struct {
 // write neither ("spec.containers.image"), and the parser's duplicate list
 // writes map keys but no indexes.
 
-func (w *schemaWalk) push(st pathStep) { w.steps = append(w.steps, st) }
+func (w *SchemaWalk) push(st pathStep) { w.steps = append(w.steps, st) }
 
-func (w *schemaWalk) pop() { w.steps = w.steps[:len(w.steps)-1] }
+func (w *SchemaWalk) pop() { w.steps = w.steps[:len(w.steps)-1] }
 
 // render writes the current path with list indexes and map keys as asked;
 // the prefix (the root's own path) is written unless neither is.
-func (w *schemaWalk) render(indexes, mapKeys bool) string {
+func (w *SchemaWalk) render(indexes, mapKeys bool) string {
 	var b strings.Builder
 	if indexes || mapKeys {
 		b.WriteString(w.prefix)
@@ -113,8 +114,8 @@ func (w *schemaWalk) render(indexes, mapKeys bool) string {
 }
 
 // newSchemaWalk starts a walk; duplicates is the parser's list.
-func newSchemaWalk(defs *openapi.Definitions, duplicates []string) *schemaWalk {
-	w := &schemaWalk{defs: defs}
+func newSchemaWalk(defs *openapi.Definitions, duplicates []string) *SchemaWalk {
+	w := &SchemaWalk{defs: defs}
 	w.steps = w.stack[:0]
 	if len(duplicates) > 0 {
 		w.dups = make(map[string]bool, len(duplicates))
@@ -127,7 +128,7 @@ func newSchemaWalk(defs *openapi.Definitions, duplicates []string) *schemaWalk {
 
 // object walks the members of an object against the struct schema s;
 // goStruct is the Go struct the members are fields of.
-func (w *schemaWalk) object(v *jsonv.Value, s *openapi.Schema, goStruct string) {
+func (w *SchemaWalk) object(v *jsonv.Value, s *openapi.Schema, goStruct string) {
 	rs := w.defs.Resolve(s)
 	if rs == nil {
 		return
@@ -147,7 +148,7 @@ func (w *schemaWalk) object(v *jsonv.Value, s *openapi.Schema, goStruct string) 
 		case prop != nil:
 			w.value(&m.Value, prop, goStruct)
 		case !rs.PreserveUnknownFields:
-			w.fields = append(w.fields, fmt.Sprintf("unknown field %q", w.render(true, true)))
+			w.Fields = append(w.Fields, fmt.Sprintf("unknown field %q", w.render(true, true)))
 			unknown = true
 		}
 		w.duplicate()
@@ -162,24 +163,24 @@ func (w *schemaWalk) object(v *jsonv.Value, s *openapi.Schema, goStruct string) 
 			}
 		}
 		v.Obj = kept
-		w.pruned = true
+		w.Pruned = true
 	}
 }
 
 // duplicate reports the current member when the parser saw its key twice.
-func (w *schemaWalk) duplicate() {
+func (w *SchemaWalk) duplicate() {
 	if len(w.dups) == 0 {
 		return
 	}
 	if d := w.render(false, true); w.dups[d] {
 		delete(w.dups, d)
-		w.fields = append(w.fields, fmt.Sprintf("duplicate field %q", w.render(true, true)))
+		w.Fields = append(w.Fields, fmt.Sprintf("duplicate field %q", w.render(true, true)))
 	}
 }
 
 // value walks one value against the (unresolved) schema s of the current
 // field, a field of the Go struct goStruct.
-func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, goStruct string) {
+func (w *SchemaWalk) value(v *jsonv.Value, s *openapi.Schema, goStruct string) {
 	if s == nil || v.Kind == jsonv.Null || w.fatal {
 		return
 	}
@@ -198,7 +199,7 @@ func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, goStruct string) {
 		return
 	case defTime, defMicroTime:
 		if v.Kind != jsonv.String {
-			w.stop(w.typeError(goKind(v.Kind), goStruct, "string"))
+			w.stop(w.typeError(GoKind(v.Kind), goStruct, "string"))
 			return
 		}
 		layout := time.RFC3339
@@ -219,13 +220,13 @@ func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, goStruct string) {
 		switch {
 		case len(rs.Properties) > 0:
 			if v.Kind != jsonv.Object {
-				w.save(w.typeError(goKind(v.Kind), goStruct, w.goType(s)))
+				w.save(w.typeError(GoKind(v.Kind), goStruct, w.goType(s)))
 				return
 			}
 			w.object(v, rs, structName(s.Ref))
 		case rs.AdditionalProperties != nil:
 			if v.Kind != jsonv.Object {
-				w.save(w.typeError(goKind(v.Kind), goStruct, w.goType(s)))
+				w.save(w.typeError(GoKind(v.Kind), goStruct, w.goType(s)))
 				return
 			}
 			for i := range v.Obj {
@@ -238,7 +239,7 @@ func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, goStruct string) {
 		}
 	case "array":
 		if v.Kind != jsonv.Array {
-			w.save(w.typeError(goKind(v.Kind), goStruct, w.goType(s)))
+			w.save(w.typeError(GoKind(v.Kind), goStruct, w.goType(s)))
 			return
 		}
 		for i := range v.Arr {
@@ -259,7 +260,7 @@ func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, goStruct string) {
 				}
 			}
 		case v.Kind != jsonv.String:
-			w.save(w.typeError(goKind(v.Kind), goStruct, w.goType(s)))
+			w.save(w.typeError(GoKind(v.Kind), goStruct, w.goType(s)))
 		}
 	case "integer":
 		bits := 64
@@ -271,36 +272,36 @@ func (w *schemaWalk) value(v *jsonv.Value, s *openapi.Schema, goStruct string) {
 		}
 	case "number":
 		if v.Kind != jsonv.Number {
-			w.save(w.typeError(goKind(v.Kind), goStruct, "float64"))
+			w.save(w.typeError(GoKind(v.Kind), goStruct, "float64"))
 		} else if _, err := strconv.ParseFloat(v.Str, 64); err != nil {
 			w.save(w.typeError("number "+v.Str, goStruct, "float64"))
 		}
 	case "boolean":
 		if v.Kind != jsonv.Bool {
-			w.save(w.typeError(goKind(v.Kind), goStruct, "bool"))
+			w.save(w.typeError(GoKind(v.Kind), goStruct, "bool"))
 		}
 	}
 }
 
 // save keeps the first plain decoding error; the walk goes on.
-func (w *schemaWalk) save(msg string) {
-	if w.err == "" {
-		w.err = msg
+func (w *SchemaWalk) save(msg string) {
+	if w.Err == "" {
+		w.Err = msg
 	}
 }
 
 // stop records an error that ends decoding; it wins over a saved one.
-func (w *schemaWalk) stop(msg string) {
-	w.err, w.fatal = msg, true
+func (w *SchemaWalk) stop(msg string) {
+	w.Err, w.fatal = msg, true
 }
 
 // typeError words a type mismatch as the Go decoder does.
-func (w *schemaWalk) typeError(what, goStruct, goType string) string {
+func (w *SchemaWalk) typeError(what, goStruct, goType string) string {
 	return "json: cannot unmarshal " + what + " into Go struct field " + goStruct + "." + w.render(false, false) + " of type " + goType
 }
 
-// goKind names a JSON type as the Go decoder's errors do.
-func goKind(k jsonv.Kind) string {
+// GoKind names a JSON type as the Go decoder's errors do.
+func GoKind(k jsonv.Kind) string {
 	if k == jsonv.Bool {
 		return "bool"
 	}
@@ -313,7 +314,7 @@ func goKind(k jsonv.Kind) string {
 // unsigned integer of -bits.
 func intProblem(v *jsonv.Value, bits int) string {
 	if v.Kind != jsonv.Number {
-		return goKind(v.Kind)
+		return GoKind(v.Kind)
 	}
 	var err error
 	if bits < 0 {
@@ -329,7 +330,7 @@ func intProblem(v *jsonv.Value, bits int) string {
 
 // goType names the Go type the real server decodes a field of schema s
 // into, as its errors write it.
-func (w *schemaWalk) goType(s *openapi.Schema) string {
+func (w *SchemaWalk) goType(s *openapi.Schema) string {
 	return schemaGoType(w.defs, s, 0)
 }
 
@@ -381,4 +382,29 @@ func packageName(def string) string {
 	}
 	pkg := def[:i]
 	return pkg[strings.LastIndexByte(pkg, '.')+1:]
+}
+
+// CheckTypes walks a decoded body against the schema of res's kind at
+// version. A kind the built-in schemas do not
+// know (a custom resource) has its metadata checked alone.
+func CheckTypes(res *registry.Resource, version string, doc *jsonv.Value, duplicates []string) *SchemaWalk {
+	defs := openapi.Builtin()
+	w := newSchemaWalk(defs, duplicates)
+	if name, schema, ok := defs.ForKind(openapi.GVK{Group: res.Group, Version: version, Kind: res.Kind}); ok {
+		w.object(doc, schema, structName(name))
+		return w
+	}
+	if i := doc.Index("metadata"); i >= 0 && doc.Obj[i].Value.Kind == jsonv.Object {
+		// A custom resource's metadata is decoded on its own, so the
+		// real server's type errors name ObjectMeta.labels, not
+		// ObjectMeta.metadata.labels.
+		w.prefix = "metadata"
+		w.object(&doc.Obj[i].Value, &openapi.Schema{Ref: defObjectMeta}, structName(defObjectMeta))
+	}
+	if res.Custom {
+		// Fields outside metadata belong to the CRD's schema
+		// (custom.go), which reports no duplicates.
+		w.dups = nil
+	}
+	return w
 }

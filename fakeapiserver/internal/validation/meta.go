@@ -1,4 +1,4 @@
-package fakeapiserver
+package validation
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 
 // Validation of what every object has: metadata, and of the write
 // options. The types of every field are checked against the kind's schema
-// in validation_types.go; what is not validated is listed in
+// in types.go; what is not validated is listed in
 // docs/fidelity-fakeapiserver.md ("Validation").
 
 const (
@@ -80,8 +80,8 @@ func nameProblems(name string, rule registry.NameRule) []string {
 	return errs
 }
 
-// validateMeta checks metadata common to create and update.
-func validateMeta(res *registry.Resource, m *meta.ObjectMeta) []apistatus.FieldError {
+// ObjectMeta checks metadata common to create and update.
+func ObjectMeta(res *registry.Resource, m *meta.ObjectMeta) []apistatus.FieldError {
 	var errs []apistatus.FieldError
 	if m.Name == "" {
 		errs = append(errs, apistatus.FieldRequired("metadata.name", "name or generateName is required"))
@@ -151,9 +151,9 @@ func tooLong(field string, limit int) apistatus.FieldError {
 	return apistatus.FieldError{Type: apistatus.CauseFieldValueTooLong, Field: field, Detail: fmt.Sprintf("may not be more than %d bytes", limit)}
 }
 
-// validateFieldManager checks the fieldManager parameter as the real
+// FieldManager checks the fieldManager parameter as the real
 // server does: at most 128 bytes, printable characters only.
-func validateFieldManager(manager string) []apistatus.FieldError {
+func FieldManager(manager string) []apistatus.FieldError {
 	var errs []apistatus.FieldError
 	if len(manager) > 128 {
 		errs = append(errs, tooLong("fieldManager", 128))

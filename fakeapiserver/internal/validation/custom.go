@@ -1,4 +1,4 @@
-package fakeapiserver
+package validation
 
 import (
 	"fmt"
@@ -122,4 +122,14 @@ func jsonSchemaType(v jsonv.Value) string {
 		}
 	}
 	return v.Kind.String()
+}
+
+// CheckCustom prunes and type-checks a custom resource's top-level members
+// (all but kind, apiVersion and metadata) against its CRD's structural
+// schema. It returns the members kept, the unknown fields it dropped (for
+// fieldValidation) and the type errors (a 422).
+func CheckCustom(rest []jsonv.Member, schema *openapi.Schema) ([]jsonv.Member, []string, []apistatus.FieldError) {
+	cw := &customWalk{}
+	kept := cw.members(rest, schema, "")
+	return kept, cw.fields, cw.errs
 }

@@ -1,4 +1,4 @@
-package fakeapiserver
+package validation
 
 import (
 	"strconv"
@@ -11,7 +11,7 @@ import (
 // accepts a JSON string or a bare number and parses either as a quantity;
 // these are its two refusals, word for word.
 const (
-	quantityFormatWrong = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+	QuantityFormatWrong = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 	quantitySuffix      = "unable to parse quantity's suffix"
 )
 
@@ -23,7 +23,7 @@ func quantityProblem(v *jsonv.Value) string {
 	case jsonv.String, jsonv.Number:
 		return parseQuantity(strings.TrimSpace(v.Str))
 	}
-	return quantityFormatWrong
+	return QuantityFormatWrong
 }
 
 // parseQuantity checks s as a quantity the way the real server scans one:
@@ -31,7 +31,7 @@ func quantityProblem(v *jsonv.Value) string {
 // decimal n..E, or an exponent e<int>).
 func parseQuantity(s string) string {
 	if s == "" {
-		return quantityFormatWrong
+		return QuantityFormatWrong
 	}
 	pos, end := 0, len(s)
 	if s[0] == '-' || s[0] == '+' {
@@ -68,7 +68,7 @@ func parseQuantity(s string) string {
 	}
 	digits()
 	if pos < end {
-		return quantityFormatWrong
+		return QuantityFormatWrong
 	}
 	if !quantitySuffixKnown(s[suffixStart:]) {
 		return quantitySuffix
