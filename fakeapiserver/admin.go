@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 // The admin endpoint: the fault controls of faults.go over HTTP, for
@@ -35,13 +36,13 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	if s.authEnabled() {
 		token, ok := bearerToken(r)
 		if !ok || s.opts.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.AdminToken)) != 1 {
-			writeStatus(w, r, errUnauthorized())
+			request.WriteStatus(w, r, errUnauthorized())
 			return
 		}
 	}
 	op := strings.TrimPrefix(r.URL.Path, adminPrefix)
 	if op == "state" {
-		writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, marshal(map[string]any{
+		request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r)}, http.StatusOK, request.Marshal(map[string]any{
 			"resourceVersion": s.store.ResourceVersion(),
 			"compacted":       s.store.CompactedRV(),
 			"watchers":        s.Watchers(""),
@@ -49,12 +50,12 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost {
-		writeStatus(w, r, apistatus.MethodNotAllowed())
+		request.WriteStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
-	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	decode := func(v any) bool {
@@ -62,7 +63,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return true
 		}
 		if err := json.Unmarshal(body, v); err != nil {
-			writeStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin %s: %v", op, err)))
+			request.WriteStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin %s: %v", op, err)))
 			return false
 		}
 		return true
@@ -75,7 +76,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if rule.Code < 400 || rule.Code > 599 {
-			writeStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin fail: code %d is not an error status", rule.Code)))
+			request.WriteStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin fail: code %d is not an error status", rule.Code)))
 			return
 		}
 		s.FailNext(rule)
@@ -90,7 +91,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		d, err := time.ParseDuration(req.Delay)
 		if err != nil || d <= 0 {
-			writeStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin delay: invalid delay %q", req.Delay)))
+			request.WriteStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin delay: invalid delay %q", req.Delay)))
 			return
 		}
 		s.DelayNext(DelayRule{Match: req.Match, Count: req.Count, Delay: d})
@@ -120,7 +121,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		case "clean":
 			mode = CutClean
 		default:
-			writeStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin cut-watches: unknown mode %q (abort, midframe, clean)", req.Mode)))
+			request.WriteStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin cut-watches: unknown mode %q (abort, midframe, clean)", req.Mode)))
 			return
 		}
 		result["count"] = s.CutWatches(req.Match, mode)
@@ -156,7 +157,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		// Answer first: the restart drops this connection too.
-		writeBody(w, negotiation{}, http.StatusOK, marshal(result))
+		request.WriteBody(w, request.Negotiation{}, http.StatusOK, request.Marshal(result))
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}
@@ -173,8 +174,8 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case "clear":
 		s.ClearFaults()
 	default:
-		writeStatus(w, r, apistatus.PathNotFound())
+		request.WriteStatus(w, r, apistatus.PathNotFound())
 		return
 	}
-	writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, marshal(result))
+	request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r)}, http.StatusOK, request.Marshal(result))
 }

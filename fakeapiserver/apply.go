@@ -9,6 +9,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -19,69 +20,69 @@ import (
 // update. Field-ownership conflicts are 409 with FieldManagerConflict
 // causes; force=true takes ownership.
 
-func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource, n negotiation) {
-	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource, n request.Negotiation) {
+	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	wo, err := parseWriteOptions(r)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	q := r.URL.Query()
-	apiVersion := gv(res.Group, info.version)
-	typ, ok := apply.ForKind(openapi.Builtin(), openapi.GVK{Group: res.Group, Version: info.version, Kind: res.Kind})
+	apiVersion := request.GV(res.Group, info.Version)
+	typ, ok := apply.ForKind(openapi.Builtin(), openapi.GVK{Group: res.Group, Version: info.Version, Kind: res.Kind})
 	if !ok || res.Custom {
 		typ = apply.Type{} // objects are maps, lists atomic
 	}
 	req := apply.Request{
 		Manager: q.Get("fieldManager"), APIVersion: apiVersion, Kind: res.Kind,
-		Subresource: info.subresource, StatusSubresource: res.HasStatus(),
+		Subresource: info.Subresource, StatusSubresource: res.HasStatus(),
 		Force: q.Get("force") == "true", Now: s.clock.Now(),
 	}
 	ns := nsFor(res, info)
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(ns, info.name))
+		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(ns, info.Name))
 		live := jsonv.Value{Kind: jsonv.Null}
 		if cur != nil {
 			doc, err := cur.Document()
 			if err != nil {
-				writeError(w, r, err)
+				request.WriteError(w, r, err)
 				return
 			}
 			live = doc
 		}
 		result, err := apply.Apply(live, body, typ, req)
 		if err != nil {
-			writeStatus(w, r, applyError(err))
+			request.WriteStatus(w, r, applyError(err))
 			return
 		}
 		managed, err := meta.ParseManagedFields(result.ManagedFields)
 		if err != nil {
-			writeStatus(w, r, apistatus.Internal(err))
+			request.WriteStatus(w, r, apistatus.Internal(err))
 			return
 		}
 		if cur != nil && !result.Changed {
-			writeBody(w, n, http.StatusOK, encodeObject(cur, n.format, apiVersion))
+			request.WriteBody(w, n, http.StatusOK, request.EncodeObject(cur, n.Format, apiVersion))
 			return
 		}
-		in, err := s.decodeObject(res, info.version, jsonv.Marshal(result.Object), wo.validation)
+		in, err := request.DecodeObject(s.registry, res, info.Version, jsonv.Marshal(result.Object), wo.validation)
 		if err != nil {
-			writeError(w, r, err)
+			request.WriteError(w, r, err)
 			return
 		}
-		if in.meta.Name != info.name {
-			writeStatus(w, r, apistatus.BadRequest("the name of the object ("+in.meta.Name+") does not match the name on the URL ("+info.name+")"))
+		if in.Meta.Name != info.Name {
+			request.WriteStatus(w, r, apistatus.BadRequest("the name of the object ("+in.Meta.Name+") does not match the name on the URL ("+info.Name+")"))
 			return
 		}
 		if cur == nil {
-			if info.subresource != "" {
-				writeStatus(w, r, apistatus.NotFound(res.GR(), info.name))
+			if info.Subresource != "" {
+				request.WriteStatus(w, r, apistatus.NotFound(res.GR(), info.Name))
 				return
 			}
-			in.meta.ResourceVersion = ""
+			in.Meta.ResourceVersion = ""
 			wo.managed = managed
 			obj, warnings, err := s.createDecoded(r.Context(), res, ns, in, wo)
 			var st *meta.Status
@@ -89,19 +90,19 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 				continue
 			}
 			if err != nil {
-				writeError(w, r, err)
+				request.WriteError(w, r, err)
 				return
 			}
 			addWarnings(w, warnings)
-			writeBody(w, n, http.StatusCreated, encodeObject(obj, n.format, apiVersion))
+			request.WriteBody(w, n, http.StatusCreated, request.EncodeObject(obj, n.Format, apiVersion))
 			return
 		}
-		in.meta.ResourceVersion = cur.Meta.ResourceVersion
-		if s.writeUpdated(w, r, n, res, cur, in, info.subresource, req.Manager, apiVersion, managed, wo.dryRun) {
+		in.Meta.ResourceVersion = cur.Meta.ResourceVersion
+		if s.writeUpdated(w, r, n, res, cur, in, info.Subresource, req.Manager, apiVersion, managed, wo.dryRun) {
 			return
 		}
 	}
-	writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
+	request.WriteStatus(w, r, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified))
 }
 
 // applyError maps internal/apply's errors to Status bodies.

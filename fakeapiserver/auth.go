@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -102,15 +103,15 @@ func (s *Server) impersonate(r *http.Request, acting User) (User, error) {
 		}
 		return acting, nil
 	}
-	if s.forbidden(acting, "impersonate", requestInfo{resource: "users"}) {
-		return User{}, errForbidden(acting, "impersonate", requestInfo{resource: "users", name: name})
+	if s.forbidden(acting, "impersonate", request.Info{Resource: "users"}) {
+		return User{}, errForbidden(acting, "impersonate", request.Info{Resource: "users", Name: name})
 	}
 	u := User{Name: name, Groups: append(groups, "system:authenticated")}
 	return u, nil
 }
 
 // forbidden reports whether a rule denies user the verb on info.
-func (s *Server) forbidden(user User, verb string, info requestInfo) bool {
+func (s *Server) forbidden(user User, verb string, info request.Info) bool {
 	for _, rule := range s.opts.Forbid {
 		if rule.User != "" && rule.User != user.Name {
 			continue
@@ -123,26 +124,26 @@ func (s *Server) forbidden(user User, verb string, info requestInfo) bool {
 }
 
 // errForbidden is the real server's 403 wording.
-func errForbidden(user User, verb string, info requestInfo) *meta.Status {
-	what := info.resource
-	if info.group != "" {
-		what += "." + info.group
+func errForbidden(user User, verb string, info request.Info) *meta.Status {
+	what := info.Resource
+	if info.Group != "" {
+		what += "." + info.Group
 	}
 	subject := what
-	if info.name != "" {
-		subject = fmt.Sprintf("%s %q", what, info.name)
+	if info.Name != "" {
+		subject = fmt.Sprintf("%s %q", what, info.Name)
 	}
-	resource := info.resource
-	if info.subresource != "" {
-		resource += "/" + info.subresource
+	resource := info.Resource
+	if info.Subresource != "" {
+		resource += "/" + info.Subresource
 	}
 	scope := "at the cluster scope"
-	if info.namespace != "" {
-		scope = fmt.Sprintf("in the namespace %q", info.namespace)
+	if info.Namespace != "" {
+		scope = fmt.Sprintf("in the namespace %q", info.Namespace)
 	}
-	msg := fmt.Sprintf("%s is forbidden: User %q cannot %s resource %q in API group %q %s", subject, user.Name, verb, resource, info.group, scope)
+	msg := fmt.Sprintf("%s is forbidden: User %q cannot %s resource %q in API group %q %s", subject, user.Name, verb, resource, info.Group, scope)
 	st := apistatus.New(403, meta.ReasonForbidden, msg)
-	st.Details = &meta.StatusDetails{Name: info.name, Group: info.group, Kind: info.resource}
+	st.Details = &meta.StatusDetails{Name: info.Name, Group: info.Group, Kind: info.Resource}
 	return st
 }
 
@@ -159,13 +160,13 @@ func isPublicPath(p string) bool {
 }
 
 // authorize checks the forbid rules for a resource request.
-func (s *Server) authorize(r *http.Request, info requestInfo, res *registry.Resource) error {
+func (s *Server) authorize(r *http.Request, info request.Info, res *registry.Resource) error {
 	if len(s.opts.Forbid) == 0 {
 		return nil
 	}
 	user, _ := r.Context().Value(userKey{}).(User)
-	if s.forbidden(user, info.verb, info) {
-		return errForbidden(user, info.verb, info)
+	if s.forbidden(user, info.Verb, info) {
+		return errForbidden(user, info.Verb, info)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
@@ -144,7 +145,7 @@ func (s *Server) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Mem
 			status["conditions"] = json.RawMessage(jsonv.Marshal(*conds))
 		}
 	}
-	res, err := jsonv.Parse(marshal(status))
+	res, err := jsonv.Parse(request.Marshal(status))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
@@ -80,23 +81,23 @@ func checkDryRun(values []string) *apistatus.FieldError {
 }
 
 // handleCreate serves POST on a collection.
-func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
-	if info.name != "" || (res.Namespaced && info.namespace == "") {
-		writeStatus(w, r, apistatus.MethodNotAllowed())
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
+	if info.Name != "" || (res.Namespaced && info.Namespace == "") {
+		request.WriteStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
 	n, data, wo, err := s.readWrite(r)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	obj, warnings, err := s.create(r.Context(), res, info.version, info.namespace, data, wo)
+	obj, warnings, err := s.create(r.Context(), res, info.Version, info.Namespace, data, wo)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	addWarnings(w, warnings)
-	writeBody(w, n, http.StatusCreated, encodeObject(obj, n.format, gv(res.Group, info.version)))
+	request.WriteBody(w, n, http.StatusCreated, request.EncodeObject(obj, n.Format, request.GV(res.Group, info.Version)))
 }
 
 // addWarnings sets one Warning header per message, as the real server does.
@@ -109,15 +110,15 @@ func addWarnings(w http.ResponseWriter, warnings []string) {
 // create stores a new object from a decoded body. namespace comes from the
 // URL ("" for cluster-scoped resources).
 func (s *Server) create(ctx context.Context, res *registry.Resource, version, namespace string, data []byte, wo writeOptions) (*storage.Object, []string, error) {
-	in, err := s.decodeObject(res, version, data, wo.validation)
+	in, err := request.DecodeObject(s.registry, res, version, data, wo.validation)
 	if err != nil {
 		return nil, nil, err
 	}
 	return s.createDecoded(ctx, res, namespace, in, wo)
 }
 
-func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, namespace string, in *incoming, wo writeOptions) (*storage.Object, []string, error) {
-	m := in.meta
+func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, namespace string, in *request.Incoming, wo writeOptions) (*storage.Object, []string, error) {
+	m := in.Meta
 	if m.ResourceVersion != "" {
 		return nil, nil, apistatus.New(500, meta.ReasonUnknown, "resourceVersion should not be set on objects to be created")
 	}
@@ -145,9 +146,9 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	if errs := validation.ObjectMeta(res, m); len(errs) > 0 {
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
-	rest := initialStatus(res, in.rest)
+	rest := initialStatus(res, in.Rest)
 	if res.Custom {
-		if err := s.validateCustom(res, in.apiVersion, rest); err != nil {
+		if err := s.validateCustom(res, in.APIVersion, rest); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -172,7 +173,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		m.ManagedFields = wo.managed
 	} else {
 		// Update starts from the entries the client sent, if any.
-		sent, err := storage.Assemble(in.kind, in.apiVersion, m, encodeRest(rest), fields)
+		sent, err := storage.Assemble(in.Kind, in.APIVersion, m, encodeRest(rest), fields)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -180,8 +181,8 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		if err != nil {
 			return nil, nil, err
 		}
-		if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.apiVersion), apply.Request{
-			Manager: wo.manager, APIVersion: in.apiVersion, StatusSubresource: res.HasStatus(), Now: now})); err != nil {
+		if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.APIVersion), apply.Request{
+			Manager: wo.manager, APIVersion: in.APIVersion, StatusSubresource: res.HasStatus(), Now: now})); err != nil {
 			return nil, nil, apistatus.Internal(err)
 		}
 	}
@@ -190,14 +191,14 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	}
 	restJSON := encodeRest(rest)
 	if wo.dryRun {
-		obj, err := storage.Assemble(in.kind, in.apiVersion, m, restJSON, fields)
-		return obj, in.warnings, err
+		obj, err := storage.Assemble(in.Kind, in.APIVersion, m, restJSON, fields)
+		return obj, in.Warnings, err
 	}
 	for attempt := 0; ; attempt++ {
 		key := storage.ObjectKey(m.Namespace, m.Name)
 		obj, err := s.store.Commit(res.StorageKey(), key, watch.Added, nil, func(rv int64) (*storage.Object, error) {
 			m.ResourceVersion = strconv.FormatInt(rv, 10)
-			return storage.Assemble(in.kind, in.apiVersion, m, restJSON, fields)
+			return storage.Assemble(in.Kind, in.APIVersion, m, restJSON, fields)
 		})
 		if errors.Is(err, storage.ErrChanged) {
 			if generated && attempt < 8 {
@@ -214,7 +215,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 			return nil, nil, err
 		}
 		s.afterWrite(ctx, res, watch.Added, nil, obj)
-		return obj, in.warnings, nil
+		return obj, in.Warnings, nil
 	}
 }
 
@@ -301,25 +302,25 @@ func (s *Server) checkNamespaceForCreate(res *registry.Resource, ns, name string
 // readWrite does what every handler of a write with an object body does
 // first, in the real server's order: negotiate the response type, read the
 // body (bounded, YAML converted to JSON) and parse the write options.
-func (s *Server) readWrite(r *http.Request) (negotiation, []byte, writeOptions, error) {
-	n, err := negotiate(r, false)
+func (s *Server) readWrite(r *http.Request) (request.Negotiation, []byte, writeOptions, error) {
+	n, err := request.Negotiate(r, false)
 	if err != nil {
-		return negotiation{}, nil, writeOptions{}, err
+		return request.Negotiation{}, nil, writeOptions{}, err
 	}
-	mt, err := bodyMediaType(r)
+	mt, err := request.BodyMediaType(r)
 	if err != nil {
-		return negotiation{}, nil, writeOptions{}, err
+		return request.Negotiation{}, nil, writeOptions{}, err
 	}
-	data, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	data, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err == nil {
-		data, err = toJSON(data, mt)
+		data, err = request.ToJSON(data, mt)
 	}
 	if err != nil {
-		return negotiation{}, nil, writeOptions{}, err
+		return request.Negotiation{}, nil, writeOptions{}, err
 	}
 	wo, err := parseWriteOptions(r)
 	if err != nil {
-		return negotiation{}, nil, writeOptions{}, err
+		return request.Negotiation{}, nil, writeOptions{}, err
 	}
 	return n, data, wo, nil
 }

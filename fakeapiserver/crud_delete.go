@@ -13,6 +13,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -38,14 +39,14 @@ type deleteOptions struct {
 
 func (s *Server) parseDeleteOptions(r *http.Request) (deleteOptions, error) {
 	var o deleteOptions
-	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
 		return o, err
 	}
 	if len(body) > 0 {
-		if mt, err := bodyMediaType(r); err != nil {
+		if mt, err := request.BodyMediaType(r); err != nil {
 			return o, err
-		} else if body, err = toJSON(body, mt); err != nil {
+		} else if body, err = request.ToJSON(body, mt); err != nil {
 			return o, err
 		}
 		if err := json.Unmarshal(body, &o); err != nil {
@@ -80,29 +81,29 @@ func (s *Server) parseDeleteOptions(r *http.Request) (deleteOptions, error) {
 	return o, nil
 }
 
-func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
-	n, err := negotiate(r, false)
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
+	n, err := request.Negotiate(r, false)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	opts, err := s.parseDeleteOptions(r)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	obj, deleted, err := s.delete(r.Context(), res, nsFor(res, info), info.name, opts)
+	obj, deleted, err := s.delete(r.Context(), res, nsFor(res, info), info.Name, opts)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	if deleted && !res.DeleteReturnsObject {
 		st := &meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: meta.StatusSuccess,
-			Details: &meta.StatusDetails{Name: info.name, Group: res.Group, Kind: res.Name, UID: obj.Meta.UID}}
-		writeBody(w, negotiation{pretty: n.pretty}, http.StatusOK, marshal(st))
+			Details: &meta.StatusDetails{Name: info.Name, Group: res.Group, Kind: res.Name, UID: obj.Meta.UID}}
+		request.WriteBody(w, request.Negotiation{Pretty: n.Pretty}, http.StatusOK, request.Marshal(st))
 		return
 	}
-	writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, gv(res.Group, info.version)))
+	request.WriteBody(w, n, http.StatusOK, request.EncodeObject(obj, n.Format, request.GV(res.Group, info.Version)))
 }
 
 // delete deletes one object. It returns the object (its last state when
@@ -247,20 +248,20 @@ func addFinalizer(fs []string, f string) []string {
 
 // handleDeleteCollection serves DELETE on a collection: every object the
 // selectors match is deleted; the answer lists them.
-func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
-	n, err := negotiate(r, false)
+func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
+	n, err := request.Negotiate(r, false)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	lo, err := parseListOptions(r, res, "", false, !s.opts.DisableWatchList)
+	lo, err := request.ParseListOptions(r, res, "", false, !s.opts.DisableWatchList)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	opts, err := s.parseDeleteOptions(r)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	ns := nsFor(res, info)
@@ -274,13 +275,13 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 			continue
 		}
 		if err != nil {
-			writeError(w, r, err)
+			request.WriteError(w, r, err)
 			return
 		}
 		deleted = append(deleted, o)
 	}
 	page = listResult{items: deleted, rv: s.store.ResourceVersion()}
-	writeBody(w, n, http.StatusOK, s.encodeList(res, info.version, n.format, page))
+	request.WriteBody(w, n, http.StatusOK, s.encodeList(res, info.Version, n.Format, page))
 }
 
 func secondsDuration(s int64) time.Duration { return time.Duration(s) * time.Second }

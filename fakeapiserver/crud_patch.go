@@ -11,6 +11,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/strategicpatch"
 	"github.com/kubecache/kubecache/meta"
@@ -29,10 +30,10 @@ const (
 	mediaApplyPatch     = "application/apply-patch+yaml"
 )
 
-func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
-	n, err := negotiate(r, false)
+func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
+	n, err := request.Negotiate(r, false)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -44,16 +45,16 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 		apply = patch.Merge
 	case mediaApplyPatch:
 		if r.URL.Query().Get("fieldManager") == "" {
-			writeStatus(w, r, apistatus.Invalid("meta.k8s.io", "PatchOptions", "", []apistatus.FieldError{apistatus.FieldRequired("fieldManager", "is required for apply patch")}))
+			request.WriteStatus(w, r, apistatus.Invalid("meta.k8s.io", "PatchOptions", "", []apistatus.FieldError{apistatus.FieldRequired("fieldManager", "is required for apply patch")}))
 			return
 		}
 		s.handleApply(w, r, info, res, n)
 		return
 	case mediaStrategicPatch:
-		schema, ok := strategicpatch.ForKind(openapi.Builtin(), openapi.GVK{Group: res.Group, Version: info.version, Kind: res.Kind})
+		schema, ok := strategicpatch.ForKind(openapi.Builtin(), openapi.GVK{Group: res.Group, Version: info.Version, Kind: res.Kind})
 		if !ok || res.Custom {
 			// Custom resources have no Go type: the real server refuses.
-			writeStatus(w, r, apistatus.UnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyPatch)))
+			request.WriteStatus(w, r, apistatus.UnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyPatch)))
 			return
 		}
 		apply = func(target, p []byte) (jsonv.Value, error) {
@@ -70,57 +71,57 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 	default:
 		st := apistatus.UnsupportedMediaType("415: Unsupported Media Type")
 		st.Details = &meta.StatusDetails{}
-		writeStatus(w, r, st)
+		request.WriteStatus(w, r, st)
 		return
 	}
-	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	wo, err := parseWriteOptions(r)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	ns := nsFor(res, info)
 	table := res.StorageKey()
-	apiVersion := gv(res.Group, info.version)
+	apiVersion := request.GV(res.Group, info.Version)
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.Get(table, storage.ObjectKey(ns, info.name))
+		cur := s.store.Get(table, storage.ObjectKey(ns, info.Name))
 		if cur == nil {
-			writeStatus(w, r, apistatus.NotFound(res.GR(), info.name))
+			request.WriteStatus(w, r, apistatus.NotFound(res.GR(), info.Name))
 			return
 		}
 		patched, err := apply(cur.AppendObject(nil, apiVersion), body)
 		if err != nil {
-			writeStatus(w, r, patchError(err))
+			request.WriteStatus(w, r, patchError(err))
 			return
 		}
-		in, err := s.decodePatched(res, info.version, jsonv.Marshal(patched), wo.validation)
+		in, err := request.DecodePatched(s.registry, res, info.Version, jsonv.Marshal(patched), wo.validation)
 		if err != nil {
-			writeError(w, r, err)
+			request.WriteError(w, r, err)
 			return
 		}
-		if in.meta.Name != info.name {
-			writeStatus(w, r, apistatus.Invalid(res.Group, res.Kind, info.name, []apistatus.FieldError{apistatus.FieldInvalid("metadata.name", in.meta.Name, "field is immutable")}))
+		if in.Meta.Name != info.Name {
+			request.WriteStatus(w, r, apistatus.Invalid(res.Group, res.Kind, info.Name, []apistatus.FieldError{apistatus.FieldInvalid("metadata.name", in.Meta.Name, "field is immutable")}))
 			return
 		}
-		if res.Namespaced && in.meta.Namespace != ns {
-			writeStatus(w, r, apistatus.BadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+		if res.Namespaced && in.Meta.Namespace != ns {
+			request.WriteStatus(w, r, apistatus.BadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 			return
 		}
-		conditional := in.meta.ResourceVersion != cur.Meta.ResourceVersion
-		if conditional && in.meta.ResourceVersion != "" {
-			writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
+		conditional := in.Meta.ResourceVersion != cur.Meta.ResourceVersion
+		if conditional && in.Meta.ResourceVersion != "" {
+			request.WriteStatus(w, r, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified))
 			return
 		}
-		in.meta.ResourceVersion = cur.Meta.ResourceVersion
-		if s.writeUpdated(w, r, n, res, cur, in, info.subresource, wo.manager, apiVersion, nil, wo.dryRun) {
+		in.Meta.ResourceVersion = cur.Meta.ResourceVersion
+		if s.writeUpdated(w, r, n, res, cur, in, info.Subresource, wo.manager, apiVersion, nil, wo.dryRun) {
 			return
 		}
 	}
-	writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
+	request.WriteStatus(w, r, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified))
 }
 
 // patchError maps a patch failure to the real server's answer: a bad patch
@@ -154,10 +155,10 @@ func patchError(err error) *meta.Status {
 // store), commits it and writes the answer. It returns false, having
 // written nothing, when cur changed underneath and the caller should read
 // it again.
-func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n negotiation, res *registry.Resource, cur *storage.Object, in *incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
-	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.meta, in.rest, subresource, manager, apiVersion, managed)
+func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n request.Negotiation, res *registry.Resource, cur *storage.Object, in *request.Incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
+	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.Meta, in.Rest, subresource, manager, apiVersion, managed)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return true
 	}
 	obj, err := s.finishUpdate(r.Context(), res, cur, next, dryRun)
@@ -165,10 +166,10 @@ func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n negotiat
 		return false
 	}
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return true
 	}
-	addWarnings(w, in.warnings)
-	writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, apiVersion))
+	addWarnings(w, in.Warnings)
+	request.WriteBody(w, n, http.StatusOK, request.EncodeObject(obj, n.Format, apiVersion))
 	return true
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
@@ -22,63 +23,63 @@ import (
 
 // readPut reads and decodes the body of a PUT on one object (an update,
 // a namespace's finalize): the object must name the one in the URL.
-func (s *Server) readPut(r *http.Request, info requestInfo, res *registry.Resource) (negotiation, *incoming, writeOptions, error) {
+func (s *Server) readPut(r *http.Request, info request.Info, res *registry.Resource) (request.Negotiation, *request.Incoming, writeOptions, error) {
 	n, data, wo, err := s.readWrite(r)
 	if err != nil {
 		return n, nil, wo, err
 	}
-	in, err := s.decodeObject(res, info.version, data, wo.validation)
+	in, err := request.DecodeObject(s.registry, res, info.Version, data, wo.validation)
 	if err != nil {
 		return n, nil, wo, err
 	}
-	switch in.meta.Name {
-	case info.name:
+	switch in.Meta.Name {
+	case info.Name:
 		return n, in, wo, nil
 	case "":
-		return n, nil, wo, apistatus.BadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", info.name))
+		return n, nil, wo, apistatus.BadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", info.Name))
 	default:
-		return n, nil, wo, apistatus.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.meta.Name, info.name))
+		return n, nil, wo, apistatus.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.Meta.Name, info.Name))
 	}
 }
 
 // handleUpdate serves PUT on an object or its /status.
-func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
+func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
 	n, in, wo, err := s.readPut(r, info, res)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	ns := nsFor(res, info)
-	if res.Namespaced && in.meta.Namespace != "" && in.meta.Namespace != ns {
-		writeStatus(w, r, apistatus.BadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+	if res.Namespaced && in.Meta.Namespace != "" && in.Meta.Namespace != ns {
+		request.WriteStatus(w, r, apistatus.BadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 		return
 	}
-	obj, created, err := s.update(r.Context(), res, ns, info.subresource, in, wo)
+	obj, created, err := s.update(r.Context(), res, ns, info.Subresource, in, wo)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	addWarnings(w, in.warnings)
+	addWarnings(w, in.Warnings)
 	code := http.StatusOK
 	if created {
 		code = http.StatusCreated
 	}
-	writeBody(w, n, code, encodeObject(obj, n.format, gv(res.Group, info.version)))
+	request.WriteBody(w, n, code, request.EncodeObject(obj, n.Format, request.GV(res.Group, info.Version)))
 }
 
 // update replaces an object (or its status) with a decoded body, creating
 // it where the resource allows create-on-update.
-func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subresource string, in *incoming, wo writeOptions) (*storage.Object, bool, error) {
+func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subresource string, in *request.Incoming, wo writeOptions) (*storage.Object, bool, error) {
 	table := res.StorageKey()
-	key := storage.ObjectKey(ns, in.meta.Name)
+	key := storage.ObjectKey(ns, in.Meta.Name)
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, key)
 		if cur == nil {
 			if subresource != "" || !res.CreateOnUpdate {
-				return nil, false, apistatus.NotFound(res.GR(), in.meta.Name)
+				return nil, false, apistatus.NotFound(res.GR(), in.Meta.Name)
 			}
 			// The resourceVersion of a PUT that creates is ignored.
-			in.meta.ResourceVersion = ""
+			in.Meta.ResourceVersion = ""
 			obj, _, err := s.createDecoded(ctx, res, ns, in, wo)
 			var st *meta.Status
 			if errors.As(err, &st) && st.IsAlreadyExists() {
@@ -86,14 +87,14 @@ func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subreso
 			}
 			return obj, err == nil, err
 		}
-		conditional := in.meta.ResourceVersion != ""
+		conditional := in.Meta.ResourceVersion != ""
 		if !conditional && (res.RequireResourceVersion || res.Custom) {
-			return nil, false, apistatus.Invalid(res.Group, res.Name, in.meta.Name, []apistatus.FieldError{apistatus.FieldInvalidRaw("metadata.resourceVersion", "0", "must be specified for an update")})
+			return nil, false, apistatus.Invalid(res.Group, res.Name, in.Meta.Name, []apistatus.FieldError{apistatus.FieldInvalidRaw("metadata.resourceVersion", "0", "must be specified for an update")})
 		}
-		if conditional && in.meta.ResourceVersion != cur.Meta.ResourceVersion {
-			return nil, false, apistatus.Conflict(res.GR(), in.meta.Name, apistatus.MsgModified)
+		if conditional && in.Meta.ResourceVersion != cur.Meta.ResourceVersion {
+			return nil, false, apistatus.Conflict(res.GR(), in.Meta.Name, apistatus.MsgModified)
 		}
-		next, err := s.prepareUpdate(ctx, res, cur, in.meta, in.rest, subresource, wo.manager, in.apiVersion)
+		next, err := s.prepareUpdate(ctx, res, cur, in.Meta, in.Rest, subresource, wo.manager, in.APIVersion)
 		if err != nil {
 			return nil, false, err
 		}
@@ -106,13 +107,13 @@ func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subreso
 		obj, err := s.commitUpdate(ctx, res, cur, next)
 		if errors.Is(err, storage.ErrChanged) {
 			if conditional {
-				return nil, false, apistatus.Conflict(res.GR(), in.meta.Name, apistatus.MsgModified)
+				return nil, false, apistatus.Conflict(res.GR(), in.Meta.Name, apistatus.MsgModified)
 			}
 			continue
 		}
 		return obj, false, err
 	}
-	return nil, false, apistatus.Conflict(res.GR(), in.meta.Name, apistatus.MsgModified)
+	return nil, false, apistatus.Conflict(res.GR(), in.Meta.Name, apistatus.MsgModified)
 }
 
 // prepareUpdate computes the next version of cur from a new metadata and

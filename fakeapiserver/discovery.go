@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 // Discovery: /version, the legacy documents (/api, /apis, /apis/g,
@@ -21,15 +22,15 @@ const mediaAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroup
 // serveNonResource serves everything that is not under a group-version.
 func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeStatus(w, r, apistatus.PathNotFound())
+		request.WriteStatus(w, r, apistatus.PathNotFound())
 		return
 	}
 	path := strings.TrimSuffix(r.URL.Path, "/")
-	pretty := negotiation{pretty: isPretty(r)}
+	pretty := request.Negotiation{Pretty: request.IsPretty(r)}
 	switch {
 	case path == "/version":
 		// The real server indents /version for every client.
-		writeBody(w, negotiation{pretty: true}, http.StatusOK, marshal(versionInfo()))
+		request.WriteBody(w, request.Negotiation{Pretty: true}, http.StatusOK, request.Marshal(versionInfo()))
 	case path == "/healthz" || path == "/readyz" || path == "/livez" ||
 		strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/readyz/") || strings.HasPrefix(path, "/livez/"):
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -40,7 +41,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 			s.writeAggregated(w, r, true)
 			return
 		}
-		writeBody(w, pretty, http.StatusOK, marshal(apiVersions(r.Host)))
+		request.WriteBody(w, pretty, http.StatusOK, request.Marshal(apiVersions(r.Host)))
 	case path == "/apis":
 		if wantsAggregated(r) {
 			s.writeAggregated(w, r, false)
@@ -53,18 +54,18 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 			}
 			groups = append(groups, apiGroupDoc(g))
 		}
-		writeBody(w, pretty, http.StatusOK, marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: groups}))
+		request.WriteBody(w, pretty, http.StatusOK, request.Marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: groups}))
 	case strings.HasPrefix(path, "/apis/") && strings.Count(path, "/") == 2:
 		name := strings.TrimPrefix(path, "/apis/")
 		for _, g := range s.registry.Snapshot() {
 			if g.Name == name && name != "" {
 				doc := apiGroupDoc(g)
 				doc.Kind, doc.APIVersion = "APIGroup", "v1"
-				writeBody(w, pretty, http.StatusOK, marshal(doc))
+				request.WriteBody(w, pretty, http.StatusOK, request.Marshal(doc))
 				return
 			}
 		}
-		writeStatus(w, r, apistatus.PathNotFound())
+		request.WriteStatus(w, r, apistatus.PathNotFound())
 	case path == "/openapi/v2":
 		s.serveOpenAPIV2(w, r)
 	case path == "/openapi/v3":
@@ -72,7 +73,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "/openapi/v3/"):
 		s.serveOpenAPIGroupVersion(w, r, strings.TrimPrefix(path, "/openapi/v3/"))
 	default:
-		writeStatus(w, r, apistatus.PathNotFound())
+		request.WriteStatus(w, r, apistatus.PathNotFound())
 	}
 }
 
@@ -110,7 +111,7 @@ func wantsAggregated(r *http.Request) bool {
 func apiGroupDoc(g registry.APIGroup) apiGroupDocument {
 	versions := []groupVersionForDiscovery{}
 	for _, v := range g.Versions {
-		versions = append(versions, groupVersionForDiscovery{GroupVersion: gv(g.Name, v.Version), Version: v.Version})
+		versions = append(versions, groupVersionForDiscovery{GroupVersion: request.GV(g.Name, v.Version), Version: v.Version})
 	}
 	return apiGroupDocument{Name: g.Name, Versions: versions, PreferredVersion: versions[0]}
 }
@@ -119,7 +120,7 @@ func apiGroupDoc(g registry.APIGroup) apiGroupDocument {
 // /apis/g/v.
 func (s *Server) serveGroupVersionDiscovery(w http.ResponseWriter, r *http.Request, group, version string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeStatus(w, r, apistatus.MethodNotAllowed())
+		request.WriteStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
 	for _, g := range s.registry.Snapshot() {
@@ -142,15 +143,15 @@ func (s *Server) serveGroupVersionDiscovery(w http.ResponseWriter, r *http.Reque
 				APIVersion   string           `json:"apiVersion,omitempty"`
 				GroupVersion string           `json:"groupVersion"`
 				Resources    []apiResourceDoc `json:"resources"`
-			}{Kind: "APIResourceList", GroupVersion: gv(group, version), Resources: resources}
+			}{Kind: "APIResourceList", GroupVersion: request.GV(group, version), Resources: resources}
 			if group != "" {
 				doc.APIVersion = "v1"
 			}
-			writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, marshal(doc))
+			request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r)}, http.StatusOK, request.Marshal(doc))
 			return
 		}
 	}
-	writeStatus(w, r, apistatus.PathNotFound())
+	request.WriteStatus(w, r, apistatus.PathNotFound())
 }
 
 // apiResourceDoc is one entry of an APIResourceList, fields in the real
@@ -243,10 +244,10 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 		}
 		items = append(items, item)
 	}
-	body := marshal(map[string]any{"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": map[string]any{}, "items": items})
+	body := request.Marshal(map[string]any{"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": map[string]any{}, "items": items})
 	sum := sha256.Sum256(body)
 	w.Header().Set("Etag", `"`+strings.ToUpper(hex.EncodeToString(sum[:]))+`"`)
 	w.Header().Set("Vary", "Accept")
 	w.Header().Set("Cache-Control", "public")
-	writeBody(w, negotiation{pretty: isPretty(r), contentType: mediaAggregated}, http.StatusOK, body)
+	request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r), ContentType: mediaAggregated}, http.StatusOK, body)
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 // The fan-out load harness behind TestLoadFanOut (build tag load) and
@@ -221,7 +223,7 @@ func runFanoutLoad(tb testing.TB, ctx context.Context, cfg fanoutLoad) fanoutRes
 		}
 		for ; i < due; i++ {
 			sent[i] = int64(time.Since(base))
-			in, err := s.decodeObject(cms, "v1", bodies[i], "")
+			in, err := request.DecodeObject(s.registry, cms, "v1", bodies[i], "")
 			if err != nil {
 				tb.Fatal(err)
 			}

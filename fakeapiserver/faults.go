@@ -10,6 +10,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/pmap"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -28,14 +29,14 @@ type Match struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
-func (m Match) matches(verb string, info requestInfo) bool {
+func (m Match) matches(verb string, info request.Info) bool {
 	if m.Verb != "" && m.Verb != verb {
 		return false
 	}
-	if m.Namespace != "" && m.Namespace != info.namespace {
+	if m.Namespace != "" && m.Namespace != info.Namespace {
 		return false
 	}
-	return m.matchesResource(info.group, info.resource)
+	return m.matchesResource(info.Group, info.Resource)
 }
 
 func (m Match) matchesResource(group, resource string) bool {
@@ -259,9 +260,9 @@ func (s *Server) Restart(compact bool) {
 
 // apply runs the delay and fail rules for a request. It reports whether
 // the request was answered, and a note for the request log.
-func (f *faults) apply(w http.ResponseWriter, r *http.Request, info requestInfo, isResource bool) (string, bool) {
-	verb := info.verb
-	if !isResource || info.discovery {
+func (f *faults) apply(w http.ResponseWriter, r *http.Request, info request.Info, isResource bool) (string, bool) {
+	verb := info.Verb
+	if !isResource || info.Discovery {
 		verb = ""
 	}
 	f.mu.Lock()
@@ -320,7 +321,7 @@ func (f *faults) apply(w http.ResponseWriter, r *http.Request, info requestInfo,
 		fmt.Fprintln(w, msg)
 		return note, true
 	}
-	writeStatus(w, r, faultStatus(fail))
+	request.WriteStatus(w, r, faultStatus(fail))
 	return note, true
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/pmap"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
@@ -79,36 +80,36 @@ type listResult struct {
 }
 
 // handleList serves GET on a collection.
-func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
-	n, err := negotiateRead(r, false)
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
+	n, err := request.NegotiateRead(r, false)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	if err := n.checkTarget(res, true); err != nil {
-		writeError(w, r, err)
+	if err := n.CheckTarget(res, true); err != nil {
+		request.WriteError(w, r, err)
 		return
 	}
-	opts, err := parseListOptions(r, res, "", false, !s.opts.DisableWatchList)
+	opts, err := request.ParseListOptions(r, res, "", false, !s.opts.DisableWatchList)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	page, err := s.list(r.Context(), res, info.namespace, opts)
+	page, err := s.list(r.Context(), res, info.Namespace, opts)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	if n.format == formatTable {
-		body, err := s.newTableRenderer(res, info.version, n).render(page.items, listMetaJSON(page), s.clock.Now(), false)
+	if n.Format == request.FormatTable {
+		body, err := s.newTableRenderer(res, info.Version, n).render(page.items, listMetaJSON(page), s.clock.Now(), false)
 		if err != nil {
-			writeError(w, r, err)
+			request.WriteError(w, r, err)
 			return
 		}
-		writeBody(w, n, http.StatusOK, body)
+		request.WriteBody(w, n, http.StatusOK, body)
 		return
 	}
-	s.writeList(w, n, res, info.version, page)
+	s.writeList(w, n, res, info.Version, page)
 }
 
 // listMetaJSON is a page's list metadata: resourceVersion, and continue
@@ -130,33 +131,33 @@ func listMetaJSON(page listResult) []byte {
 }
 
 // list reads one page.
-func (s *Server) list(ctx context.Context, res *registry.Resource, namespace string, o listOptions) (listResult, error) {
+func (s *Server) list(ctx context.Context, res *registry.Resource, namespace string, o request.ListOptions) (listResult, error) {
 	table := res.StorageKey()
 	if s.opts.IgnoreLimit {
-		o.limit = 0
+		o.Limit = 0
 	}
 	var (
 		snap   pmap.Map[*storage.Object]
 		readRV int64
 		start  string
-		limit  = o.limit
+		limit  = o.Limit
 		issued = s.clock.Now().Unix()
 	)
-	if o.cont != "" && o.rv == "0" {
+	if o.Continue != "" && o.RV == "0" {
 		// Served from the watch cache: the rest of the list at the
 		// current state, limit ignored.
-		tok, err := decodeContinue(o.cont)
+		tok, err := decodeContinue(o.Continue)
 		if err != nil {
 			return listResult{}, apistatus.BadRequest("invalid continue token: " + err.Error())
 		}
 		snap, readRV := s.staleOrCurrent(table)
 		return s.page(snap, readRV, namespace, tok.Start, 0, issued, o, res), nil
 	}
-	if o.cont != "" {
-		if o.rv != "" && o.rv != "0" {
+	if o.Continue != "" {
+		if o.RV != "" && o.RV != "0" {
 			return listResult{}, apistatus.BadRequest("specifying resource version is not allowed when using continue")
 		}
-		tok, err := decodeContinue(o.cont)
+		tok, err := decodeContinue(o.Continue)
 		if err != nil {
 			return listResult{}, apistatus.BadRequest("invalid continue token: " + err.Error())
 		}
@@ -182,13 +183,13 @@ func (s *Server) list(ctx context.Context, res *registry.Resource, namespace str
 			readRV = tok.RV
 		}
 	} else {
-		rv, err := parseRV(o.rv)
+		rv, err := request.ParseRV(o.RV)
 		if err != nil {
-			return listResult{}, apistatus.BadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.rv, err))
+			return listResult{}, apistatus.BadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.RV, err))
 		}
-		exact := o.match == matchExact || (o.match == "" && rv > 0 && limit > 0)
+		exact := o.Match == request.MatchExact || (o.Match == "" && rv > 0 && limit > 0)
 		switch {
-		case o.rv == "0" && o.match != matchExact:
+		case o.RV == "0" && o.Match != request.MatchExact:
 			// Served from the watch cache: any state, limit ignored.
 			snap, readRV = s.staleOrCurrent(table)
 			limit = 0
@@ -243,7 +244,7 @@ func (s *Server) waitForRV(ctx context.Context, rv int64) error {
 }
 
 // page collects up to limit matching objects after start, in key order.
-func (s *Server) page(snap pmap.Map[*storage.Object], readRV int64, namespace, start string, limit int64, issued int64, o listOptions, res *registry.Resource) listResult {
+func (s *Server) page(snap pmap.Map[*storage.Object], readRV int64, namespace, start string, limit int64, issued int64, o request.ListOptions, res *registry.Resource) listResult {
 	lo, hi := "", ""
 	if namespace != "" && res.Namespaced {
 		lo, hi = namespace+"/", namespace+"0" // '0' follows '/'
@@ -264,14 +265,14 @@ func (s *Server) page(snap pmap.Map[*storage.Object], readRV int64, namespace, s
 			return false
 		}
 		last = key
-		if o.matches(obj, namespace) {
+		if o.Matches(obj, namespace) {
 			out.items = append(out.items, obj)
 		}
 		return true
 	})
 	if more {
 		out.cont = encodeContinue(readRV, last+"\x00", issued)
-		if !o.filtered() {
+		if !o.Filtered() {
 			end := snap.Len()
 			if hi != "" {
 				end = snap.Rank(hi)
@@ -298,24 +299,24 @@ type listOut interface {
 // Content-Length), streamed through a buffered writer when large (chunked,
 // as the real server sends big lists), so a list of any size costs one
 // copy of each stored object and no growing buffer.
-func (s *Server) writeList(w http.ResponseWriter, n negotiation, res *registry.Resource, version string, page listResult) {
-	if n.format == formatYAML || n.pretty || listItemsSize(page, n.format) < streamListMin {
-		writeBody(w, n, http.StatusOK, s.encodeList(res, version, n.format, page))
+func (s *Server) writeList(w http.ResponseWriter, n request.Negotiation, res *registry.Resource, version string, page listResult) {
+	if n.Format == request.FormatYAML || n.Pretty || listItemsSize(page, n.Format) < streamListMin {
+		request.WriteBody(w, n, http.StatusOK, s.encodeList(res, version, n.Format, page))
 		return
 	}
-	setBodyHeaders(w.Header(), n)
+	request.SetBodyHeaders(w.Header(), n)
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, 256<<10)
-	s.encodeListTo(bw, res, version, n.format, page)
+	s.encodeListTo(bw, res, version, n.Format, page)
 	_ = bw.WriteByte('\n')
 	_ = bw.Flush()
 }
 
 // listItemsSize is about how many bytes a page's items take encoded.
-func listItemsSize(page listResult, format outputFormat) int {
+func listItemsSize(page listResult, format request.Format) int {
 	n := 0
 	for _, obj := range page.items {
-		if format == formatPartial {
+		if format == request.FormatPartial {
 			n += obj.MetaEnd + 80
 		} else {
 			n += len(obj.Body) + 64
@@ -325,7 +326,7 @@ func listItemsSize(page listResult, format outputFormat) int {
 }
 
 // encodeList renders a page as <Kind>List (or PartialObjectMetadataList).
-func (s *Server) encodeList(res *registry.Resource, version string, format outputFormat, page listResult) []byte {
+func (s *Server) encodeList(res *registry.Resource, version string, format request.Format, page listResult) []byte {
 	var buf bytes.Buffer
 	// Room for the list, its metadata and the newline writeBody adds.
 	buf.Grow(512 + len(page.cont) + listItemsSize(page, format))
@@ -336,10 +337,10 @@ func (s *Server) encodeList(res *registry.Resource, version string, format outpu
 // encodeListTo writes a page as <Kind>List (or PartialObjectMetadataList)
 // to out. Items of a built-in resource are written straight from their
 // stored bytes.
-func (s *Server) encodeListTo(out listOut, res *registry.Resource, version string, format outputFormat, page listResult) {
+func (s *Server) encodeListTo(out listOut, res *registry.Resource, version string, format request.Format, page listResult) {
 	buf := make([]byte, 0, 512)
-	apiVersion := gv(res.Group, version)
-	if format == formatPartial {
+	apiVersion := request.GV(res.Group, version)
+	if format == request.FormatPartial {
 		buf = append(buf, `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{`...)
 	} else {
 		buf = append(buf, `{"kind":`...)
@@ -360,7 +361,7 @@ func (s *Server) encodeListTo(out listOut, res *registry.Resource, version strin
 			buf = append(buf, `,"remainingItemCount":`...)
 			buf = strconv.AppendInt(buf, *page.remaining, 10)
 		}
-	case res.Custom && format != formatPartial:
+	case res.Custom && format != request.FormatPartial:
 		buf = append(buf, `,"continue":""`...)
 	}
 	buf = append(buf, `},"items":[`...)
@@ -370,7 +371,7 @@ func (s *Server) encodeListTo(out listOut, res *registry.Resource, version strin
 			_ = out.WriteByte(',')
 		}
 		switch {
-		case format == formatPartial:
+		case format == request.FormatPartial:
 			buf = obj.AppendPartial(buf[:0])
 			_, _ = out.Write(buf)
 		case res.Custom:

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 // A list over streamListMin is streamed (chunked, no Content-Length) and
@@ -26,7 +28,7 @@ func TestLargeListStreamed(t *testing.T) {
 	r := c.get(cmPath)
 	require.Equal(t, http.StatusOK, r.code)
 	assert.Empty(t, r.header.Get("Content-Length"), "a large list is streamed")
-	assert.Equal(t, mediaJSON, r.header.Get("Content-Type"))
+	assert.Equal(t, request.MediaJSON, r.header.Get("Content-Type"))
 	require.NotEmpty(t, r.body)
 	assert.Equal(t, byte('\n'), r.body[len(r.body)-1])
 	l := decodeList(t, r)

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -250,11 +251,11 @@ func commitAsIs(ctx context.Context, s *Server, items []json.RawMessage) error {
 }
 
 func commitOneAsIs(ctx context.Context, s *Server, res, nsRes *registry.Resource, item []byte, seenMu *sync.Mutex, seen map[string]bool) error {
-	in, err := s.decodeObject(res, "v1", item, "")
+	in, err := request.DecodeObject(s.registry, res, "v1", item, "")
 	if err != nil {
 		return err
 	}
-	ns := in.meta.Namespace
+	ns := in.Meta.Namespace
 	seenMu.Lock()
 	if !seen[ns] {
 		seen[ns] = true
@@ -264,8 +265,8 @@ func commitOneAsIs(ctx context.Context, s *Server, res, nsRes *registry.Resource
 		}
 	}
 	seenMu.Unlock()
-	m := in.meta
-	restJSON := encodeRest(in.rest)
+	m := in.Meta
+	restJSON := encodeRest(in.Rest)
 	_, err = s.store.Commit(res.StorageKey(), storage.ObjectKey(ns, m.Name), watch.Added, nil, func(rv int64) (*storage.Object, error) {
 		m.ResourceVersion = strconv.FormatInt(rv, 10)
 		return storage.Assemble("Pod", "v1", m, restJSON, nil)

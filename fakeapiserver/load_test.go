@@ -24,6 +24,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 func TestLoad(t *testing.T) {
@@ -97,9 +99,9 @@ func TestLoad(t *testing.T) {
 		idx := (i*5 + 1) % objects // shards 1 and 6 in turn
 		name := fmt.Sprintf("cm-%06d", idx)
 		cur := s.store.Get("/configmaps", "default/"+name)
-		in, err := s.decodeObject(res, "v1", []byte(fmt.Sprintf(`{"metadata":{"name":%q,"labels":{"shard":"%d"}},"data":{"key":"updated-%d"}}`, name, idx%10, i)), "")
+		in, err := request.DecodeObject(s.registry, res, "v1", []byte(fmt.Sprintf(`{"metadata":{"name":%q,"labels":{"shard":"%d"}},"data":{"key":"updated-%d"}}`, name, idx%10, i)), "")
 		require.NoError(t, err)
-		in.meta.ResourceVersion = cur.Meta.ResourceVersion
+		in.Meta.ResourceVersion = cur.Meta.ResourceVersion
 		_, _, err = s.update(ctx, res, "default", "", in, writeOptions{manager: "load"})
 		require.NoError(t, err)
 	}

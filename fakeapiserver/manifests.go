@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -157,16 +158,16 @@ func (s *Server) loadObject(ctx context.Context, data []byte, manager string) er
 	_, _, err := s.create(ctx, res, res.Version, ns, data, wo)
 	var st *meta.Status
 	if errors.As(err, &st) && st.IsAlreadyExists() {
-		in, derr := s.decodeObject(res, res.Version, data, "")
+		in, derr := request.DecodeObject(s.registry, res, res.Version, data, "")
 		if derr != nil {
 			return derr
 		}
-		in.meta.Namespace = ns
-		in.meta.ResourceVersion = ""
+		in.Meta.Namespace = ns
+		in.Meta.ResourceVersion = ""
 		saved := res.RequireResourceVersion
-		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(ns, in.meta.Name))
+		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(ns, in.Meta.Name))
 		if cur != nil && (saved || res.Custom) {
-			in.meta.ResourceVersion = cur.Meta.ResourceVersion
+			in.Meta.ResourceVersion = cur.Meta.ResourceVersion
 		}
 		_, _, err = s.update(ctx, res, ns, "", in, wo)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -17,18 +18,18 @@ import (
 // field it writes. A terminating namespace whose spec and metadata
 // finalizers are then all gone is deleted by that write.
 
-func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
+func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
 	n, in, wo, err := s.readPut(r, info, res)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	finalizers := jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{}}
-	if spec := findMember(in.rest, "spec"); spec != nil && spec.Kind == jsonv.Object {
+	if spec := findMember(in.Rest, "spec"); spec != nil && spec.Kind == jsonv.Object {
 		if fs := spec.Get("finalizers"); fs != nil && fs.Kind == jsonv.Array {
 			for i, f := range fs.Arr {
 				if f.Kind != jsonv.String || f.Str == "" {
-					writeStatus(w, r, apistatus.Invalid("", "Namespace", info.name, []apistatus.FieldError{apistatus.FieldInvalid(fmt.Sprintf("spec.finalizers[%d]", i), f.Str, "name part must be non-empty")}))
+					request.WriteStatus(w, r, apistatus.Invalid("", "Namespace", info.Name, []apistatus.FieldError{apistatus.FieldInvalid(fmt.Sprintf("spec.finalizers[%d]", i), f.Str, "name part must be non-empty")}))
 					return
 				}
 			}
@@ -36,13 +37,13 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 		}
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.Get(res.StorageKey(), info.name)
+		cur := s.store.Get(res.StorageKey(), info.Name)
 		if cur == nil {
-			writeStatus(w, r, apistatus.NotFound(res.GR(), info.name))
+			request.WriteStatus(w, r, apistatus.NotFound(res.GR(), info.Name))
 			return
 		}
-		if rv := in.meta.ResourceVersion; rv != "" && rv != cur.Meta.ResourceVersion {
-			writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
+		if rv := in.Meta.ResourceVersion; rv != "" && rv != cur.Meta.ResourceVersion {
+			request.WriteStatus(w, r, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified))
 			return
 		}
 		next, err := rewritten(res, cur, true, func(_ *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
@@ -64,11 +65,11 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 			continue
 		}
 		if err != nil {
-			writeError(w, r, err)
+			request.WriteError(w, r, err)
 			return
 		}
-		writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, gv(res.Group, info.version)))
+		request.WriteBody(w, n, http.StatusOK, request.EncodeObject(obj, n.Format, request.GV(res.Group, info.Version)))
 		return
 	}
-	writeStatus(w, r, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified))
+	request.WriteStatus(w, r, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified))
 }

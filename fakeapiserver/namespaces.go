@@ -11,6 +11,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -232,7 +233,7 @@ func setNamespaceConditions(rest []jsonv.Member, conds []map[string]any) ([]json
 			}
 		}
 	}
-	parsed, err := jsonv.Parse(marshal(conds))
+	parsed, err := jsonv.Parse(request.Marshal(conds))
 	if err != nil {
 		return rest, false
 	}

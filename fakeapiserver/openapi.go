@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 // OpenAPI v3: per group-version, the documents internal/openapi renders
@@ -50,15 +51,15 @@ func (s *Server) openAPIDocs() (map[string][]byte, []byte) {
 
 func (s *Server) serveOpenAPIIndex(w http.ResponseWriter, r *http.Request) {
 	_, index := s.openAPIDocs()
-	writeBody(w, negotiation{pretty: isPretty(r), contentType: "text/plain; charset=utf-8"}, http.StatusOK, index)
+	request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r), ContentType: "text/plain; charset=utf-8"}, http.StatusOK, index)
 }
 
 func (s *Server) serveOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request, gvPath string) {
 	docs, _ := s.openAPIDocs()
 	doc, ok := docs[strings.TrimSuffix(gvPath, "/")]
 	if !ok {
-		writeStatus(w, r, apistatus.PathNotFound())
+		request.WriteStatus(w, r, apistatus.PathNotFound())
 		return
 	}
-	writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, doc)
+	request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r)}, http.StatusOK, doc)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 // OpenAPI v2: /openapi/v2, the Swagger 2.0 document internal/openapi
@@ -53,11 +54,11 @@ func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	}
 	doc, err := s.openAPIV2()
 	if err != nil {
-		writeStatus(w, r, apistatus.Internal(err))
+		request.WriteStatus(w, r, apistatus.Internal(err))
 		return
 	}
 	w.Header().Set("Vary", "Accept")
-	writeBody(w, negotiation{pretty: isPretty(r)}, http.StatusOK, doc)
+	request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r)}, http.StatusOK, doc)
 }
 
 // acceptsJSON reports whether an Accept header allows application/json
@@ -71,7 +72,7 @@ func acceptsJSON(accept string) bool {
 		if err != nil {
 			continue
 		}
-		if mt == mediaJSON || mt == "*/*" || mt == "application/*" {
+		if mt == request.MediaJSON || mt == "*/*" || mt == "application/*" {
 			return true
 		}
 	}

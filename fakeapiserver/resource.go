@@ -7,12 +7,13 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
 // serveResource dispatches a request on a resource URL by verb.
-func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requestInfo) {
-	if !s.registry.HasGroupVersion(info.group, info.version) {
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info request.Info) {
+	if !s.registry.HasGroupVersion(info.Group, info.Version) {
 		// The real server has no handler at all there: a plain text 404.
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -20,38 +21,38 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		_, _ = w.Write([]byte("404 page not found\n"))
 		return
 	}
-	res := s.registry.Lookup(info.group, info.version, info.resource)
-	if res == nil || (!res.Namespaced && info.namespace != "") {
-		writeStatus(w, r, apistatus.PathNotFound())
+	res := s.registry.Lookup(info.Group, info.Version, info.Resource)
+	if res == nil || (!res.Namespaced && info.Namespace != "") {
+		request.WriteStatus(w, r, apistatus.PathNotFound())
 		return
 	}
-	if info.subresource == "binding" && res.StorageKey() == "/pods" && info.verb == "create" {
+	if info.Subresource == "binding" && res.StorageKey() == "/pods" && info.Verb == "create" {
 		if b := s.registry.Lookup("", "v1", "bindings"); b != nil {
-			info.name = ""
+			info.Name = ""
 			s.handleVirtualCreate(w, r, info, b)
 			return
 		}
 	}
-	scale := info.subresource == "scale" && res.HasSubresource("scale")
-	finalize := info.subresource == "finalize" && res.StorageKey() == "/namespaces" && info.verb == "update"
-	if info.subresource != "" {
-		if (info.subresource != "status" || !res.HasStatus()) && !scale && !finalize {
-			writeStatus(w, r, apistatus.PathNotFound())
+	scale := info.Subresource == "scale" && res.HasSubresource("scale")
+	finalize := info.Subresource == "finalize" && res.StorageKey() == "/namespaces" && info.Verb == "update"
+	if info.Subresource != "" {
+		if (info.Subresource != "status" || !res.HasStatus()) && !scale && !finalize {
+			request.WriteStatus(w, r, apistatus.PathNotFound())
 			return
 		}
-		switch info.verb {
+		switch info.Verb {
 		case "get", "update", "patch":
 		default:
-			writeStatus(w, r, apistatus.MethodNotAllowed())
+			request.WriteStatus(w, r, apistatus.MethodNotAllowed())
 			return
 		}
 	}
-	if info.verb == "" || !res.HasVerb(info.verb) || ((info.verb == "update" || info.verb == "patch") && info.name == "") {
-		writeStatus(w, r, apistatus.MethodNotAllowed())
+	if info.Verb == "" || !res.HasVerb(info.Verb) || ((info.Verb == "update" || info.Verb == "patch") && info.Name == "") {
+		request.WriteStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
 	if err := s.authorize(r, info, res); err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	switch {
@@ -62,7 +63,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		s.handleNamespaceFinalize(w, r, info, res)
 		return
 	}
-	switch info.verb {
+	switch info.Verb {
 	case "get":
 		s.handleGet(w, r, info, res)
 	case "list":
@@ -84,55 +85,55 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	case "deletecollection":
 		s.handleDeleteCollection(w, r, info, res)
 	default:
-		writeStatus(w, r, apistatus.MethodNotAllowed())
+		request.WriteStatus(w, r, apistatus.MethodNotAllowed())
 	}
 }
 
 // handleGet serves GET on one object (and its /status).
-func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
-	n, err := negotiateRead(r, false)
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
+	n, err := request.NegotiateRead(r, false)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	if err := n.checkTarget(res, false); err != nil {
-		writeError(w, r, err)
+	if err := n.CheckTarget(res, false); err != nil {
+		request.WriteError(w, r, err)
 		return
 	}
 	if rv := r.URL.Query().Get("resourceVersion"); rv != "" {
-		n, err := parseRV(rv)
+		n, err := request.ParseRV(rv)
 		if err != nil {
-			writeStatus(w, r, apistatus.BadRequest("invalid resource version: resourceVersion: Invalid value: \""+rv+"\": "+err.Error()))
+			request.WriteStatus(w, r, apistatus.BadRequest("invalid resource version: resourceVersion: Invalid value: \""+rv+"\": "+err.Error()))
 			return
 		}
 		if err := s.waitForRV(r.Context(), n); err != nil {
-			writeError(w, r, err)
+			request.WriteError(w, r, err)
 			return
 		}
 	}
-	obj := s.store.Get(res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.name))
+	obj := s.store.Get(res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.Name))
 	if obj == nil {
-		writeStatus(w, r, apistatus.NotFound(res.GR(), info.name))
+		request.WriteStatus(w, r, apistatus.NotFound(res.GR(), info.Name))
 		return
 	}
-	if n.format == formatTable {
-		body, err := s.newTableRenderer(res, info.version, n).render([]*storage.Object{obj}, rvMeta(strconv.FormatInt(obj.RV, 10)), s.clock.Now(), false)
+	if n.Format == request.FormatTable {
+		body, err := s.newTableRenderer(res, info.Version, n).render([]*storage.Object{obj}, rvMeta(strconv.FormatInt(obj.RV, 10)), s.clock.Now(), false)
 		if err != nil {
-			writeError(w, r, err)
+			request.WriteError(w, r, err)
 			return
 		}
-		writeBody(w, n, http.StatusOK, body)
+		request.WriteBody(w, n, http.StatusOK, body)
 		return
 	}
-	writeBody(w, n, http.StatusOK, encodeObject(obj, n.format, gv(res.Group, info.version)))
+	request.WriteBody(w, n, http.StatusOK, request.EncodeObject(obj, n.Format, request.GV(res.Group, info.Version)))
 }
 
 // nsFor is the namespace part of an object key for a request.
-func nsFor(res *registry.Resource, info requestInfo) string {
+func nsFor(res *registry.Resource, info request.Info) string {
 	if !res.Namespaced {
 		return ""
 	}
-	return info.namespace
+	return info.Namespace
 }
 
 // restOf returns an object's top-level members other than kind,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/reviewpb"
 )
 
@@ -18,9 +19,9 @@ import (
 // and give their users no switch (kubectl auth can-i, can-i --list,
 // whoami). A protobuf body of any other kind is the usual 415.
 func (s *Server) readVirtualBody(r *http.Request, res *registry.Resource, version string) ([]byte, error) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == mediaProtobuf &&
-		reviewpb.Supports(gv(res.Group, version), res.Kind) {
-		data, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == request.MediaProtobuf &&
+		reviewpb.Supports(request.GV(res.Group, version), res.Kind) {
+		data, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -33,15 +34,15 @@ func (s *Server) readVirtualBody(r *http.Request, res *registry.Resource, versio
 		}
 		return out, nil
 	}
-	mt, err := bodyMediaType(r)
+	mt, err := request.BodyMediaType(r)
 	if err != nil {
 		return nil, err
 	}
-	data, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	data, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
 		return nil, err
 	}
-	return toJSON(data, mt)
+	return request.ToJSON(data, mt)
 }
 
 // rulesReviewStatus is the status of a SelfSubjectRulesReview: everything

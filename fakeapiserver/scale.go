@@ -16,6 +16,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
@@ -98,27 +99,27 @@ func jsonPath(p string) []string {
 }
 
 // serveScale serves get, update and patch on a scale subresource.
-func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
+func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
 	sc := s.scaleFor(res)
 	if sc == nil {
-		writeStatus(w, r, apistatus.PathNotFound())
+		request.WriteStatus(w, r, apistatus.PathNotFound())
 		return
 	}
-	negotiateFor := negotiate
-	if info.verb == "get" {
-		negotiateFor = negotiateRead
+	negotiateFor := request.Negotiate
+	if info.Verb == "get" {
+		negotiateFor = request.NegotiateRead
 	}
 	n, err := negotiateFor(r, false)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	var obj *storage.Object
-	switch info.verb {
+	switch info.Verb {
 	case "get":
-		obj = s.store.Get(res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.name))
+		obj = s.store.Get(res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.Name))
 		if obj == nil {
-			err = apistatus.NotFound(res.GR(), info.name)
+			err = apistatus.NotFound(res.GR(), info.Name)
 		}
 	case "update":
 		obj, err = s.scaleUpdate(r, info, res, sc)
@@ -128,18 +129,18 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info request
 		err = apistatus.MethodNotAllowed()
 	}
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	body, err := scaleOf(obj, sc)
-	if err == nil && n.format == formatTable {
+	if err == nil && n.Format == request.FormatTable {
 		body, err = s.scaleTable(body, n)
 	}
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	writeBody(w, n, http.StatusOK, body)
+	request.WriteBody(w, n, http.StatusOK, body)
 }
 
 // scalePrinter renders a Scale as the real server's Table does: NAME,
@@ -150,7 +151,7 @@ var scalePrinter = tbl.ForCustom([]tbl.PrinterColumn{
 })
 
 // scaleTable renders an encoded Scale as a one-row Table.
-func (s *Server) scaleTable(scale []byte, n negotiation) ([]byte, error) {
+func (s *Server) scaleTable(scale []byte, n request.Negotiation) ([]byte, error) {
 	doc, err := jsonv.Parse(scale)
 	if err != nil {
 		return nil, err
@@ -166,7 +167,7 @@ func (s *Server) scaleTable(scale []byte, n negotiation) ([]byte, error) {
 			rv = x.Str
 		}
 	}
-	return scalePrinter.Render([]jsonv.Value{v}, rvMeta(rv), tbl.Options{Include: n.include, APIVersion: n.tableAPIVersion, Now: s.clock.Now()}), nil
+	return scalePrinter.Render([]jsonv.Value{v}, rvMeta(rv), tbl.Options{Include: n.Include, APIVersion: n.TableAPIVersion, Now: s.clock.Now()}), nil
 }
 
 // scaleObject is an autoscaling/v1 Scale.
@@ -274,12 +275,12 @@ func selectorOf(sel *jsonv.Value) string {
 }
 
 // scaleUpdate serves PUT of a Scale.
-func (s *Server) scaleUpdate(r *http.Request, info requestInfo, res *registry.Resource, sc *scaleSpec) (*storage.Object, error) {
+func (s *Server) scaleUpdate(r *http.Request, info request.Info, res *registry.Resource, sc *scaleSpec) (*storage.Object, error) {
 	_, data, wo, err := s.readWrite(r)
 	if err != nil {
 		return nil, err
 	}
-	in, err := decodeScale(data, info.name)
+	in, err := decodeScale(data, info.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +289,7 @@ func (s *Server) scaleUpdate(r *http.Request, info requestInfo, res *registry.Re
 
 // scalePatch serves PATCH of a Scale: the patch applies to the current
 // Scale, the result is written as by PUT.
-func (s *Server) scalePatch(r *http.Request, info requestInfo, res *registry.Resource, sc *scaleSpec) (*storage.Object, error) {
+func (s *Server) scalePatch(r *http.Request, info request.Info, res *registry.Resource, sc *scaleSpec) (*storage.Object, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var apply func(target, p []byte) (jsonv.Value, error)
 	switch mt {
@@ -301,7 +302,7 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *registry.Res
 	default:
 		return nil, apistatus.UnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaStrategicPatch))
 	}
-	body, err := readBody(r, s.opts.MaxRequestBodyBytes)
+	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -310,9 +311,9 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *registry.Res
 		return nil, err
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.name))
+		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.Name))
 		if cur == nil {
-			return nil, apistatus.NotFound(res.GR(), info.name)
+			return nil, apistatus.NotFound(res.GR(), info.Name)
 		}
 		scale, err := scaleOf(cur, sc)
 		if err != nil {
@@ -322,7 +323,7 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *registry.Res
 		if err != nil {
 			return nil, patchError(err)
 		}
-		in, err := decodeScale(jsonv.Marshal(patched), info.name)
+		in, err := decodeScale(jsonv.Marshal(patched), info.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -338,7 +339,7 @@ func (s *Server) scalePatch(r *http.Request, info requestInfo, res *registry.Res
 		}
 		return obj, err
 	}
-	return nil, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified)
+	return nil, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified)
 }
 
 // scaleWrite is a decoded Scale to write.
@@ -380,8 +381,8 @@ func decodeScale(data []byte, name string) (*scaleWrite, error) {
 }
 
 // scaleTo sets the parent's replica count from a Scale.
-func (s *Server) scaleTo(ctx context.Context, res *registry.Resource, info requestInfo, sc *scaleSpec, in *scaleWrite, wo writeOptions) (*storage.Object, error) {
-	table, key := res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.name)
+func (s *Server) scaleTo(ctx context.Context, res *registry.Resource, info request.Info, sc *scaleSpec, in *scaleWrite, wo writeOptions) (*storage.Object, error) {
+	table, key := res.StorageKey(), storage.ObjectKey(nsFor(res, info), info.Name)
 	replicas := int64(0)
 	if in.Spec.Replicas != nil {
 		replicas = *in.Spec.Replicas
@@ -389,23 +390,23 @@ func (s *Server) scaleTo(ctx context.Context, res *registry.Resource, info reque
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, key)
 		if cur == nil {
-			return nil, apistatus.NotFound(res.GR(), info.name)
+			return nil, apistatus.NotFound(res.GR(), info.Name)
 		}
 		if in.expect != nil && cur != in.expect {
 			return nil, storage.ErrChanged
 		}
 		if rv := in.Metadata.ResourceVersion; rv != "" && rv != cur.Meta.ResourceVersion {
-			return nil, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified)
+			return nil, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified)
 		}
 		if in.Metadata.UID != "" && in.Metadata.UID != cur.Meta.UID {
-			return nil, apistatus.Conflict(res.GR(), info.name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.Meta.UID))
+			return nil, apistatus.Conflict(res.GR(), info.Name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.Meta.UID))
 		}
 		rest, err := restOf(cur)
 		if err != nil {
 			return nil, err
 		}
 		rest = setPath(rest, sc.specReplicas, jsonv.Value{Kind: jsonv.Number, Str: strconv.FormatInt(replicas, 10)})
-		apiVersion := gv(res.Group, info.version)
+		apiVersion := request.GV(res.Group, info.Version)
 		next, err := s.prepareUpdate(ctx, res, cur, storage.CloneMeta(cur.Meta), rest, "scale", wo.manager, apiVersion)
 		if err != nil {
 			return nil, err
@@ -415,13 +416,13 @@ func (s *Server) scaleTo(ctx context.Context, res *registry.Resource, info reque
 		case errors.Is(err, storage.ErrChanged) && in.expect != nil:
 			return nil, storage.ErrChanged
 		case errors.Is(err, storage.ErrChanged) && in.Metadata.ResourceVersion != "":
-			return nil, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified)
+			return nil, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified)
 		case errors.Is(err, storage.ErrChanged):
 			continue
 		}
 		return obj, err
 	}
-	return nil, apistatus.Conflict(res.GR(), info.name, apistatus.MsgModified)
+	return nil, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified)
 }
 
 // setPath sets the member at path (at least one key) in rest, creating

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
@@ -271,7 +272,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.lifeMu.Lock()
 	if s.closing {
 		s.lifeMu.Unlock()
-		writeStatus(w, r, apistatus.New(503, "ServiceUnavailable", "the server is shutting down"))
+		request.WriteStatus(w, r, apistatus.New(503, "ServiceUnavailable", "the server is shutting down"))
 		return
 	}
 	s.handlers.Add(1)
@@ -290,7 +291,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.panics.Add(1)
 			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 			if !rec.wroteHeader {
-				writeError(rec, r, fmt.Errorf("panic: %v", p))
+				request.WriteError(rec, r, fmt.Errorf("panic: %v", p))
 			}
 		}
 		s.logRequest(r, rec, start, note)
@@ -310,7 +311,7 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, start time.Time, not
 // any fault that was injected.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 	if r.ContentLength > s.opts.MaxRequestBodyBytes {
-		writeStatus(w, r, apistatus.TooLarge(s.opts.MaxRequestBodyBytes))
+		request.WriteStatus(w, r, apistatus.TooLarge(s.opts.MaxRequestBodyBytes))
 		return ""
 	}
 	if r.Body != nil {
@@ -323,21 +324,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 	if !isPublicPath(r.URL.Path) {
 		user, err := s.authenticate(r)
 		if err != nil {
-			writeError(w, r, err)
+			request.WriteError(w, r, err)
 			return ""
 		}
 		r = r.WithContext(context.WithValue(r.Context(), userKey{}, user))
 	}
-	info, isResource := parseResourcePath(r)
+	info, isResource := request.ParsePath(r)
 	note, handled := s.faults.apply(w, r, info, isResource)
 	if handled {
 		return note
 	}
 	switch {
-	case isResource && !info.discovery:
+	case isResource && !info.Discovery:
 		s.serveResource(w, r, info)
 	case isResource:
-		s.serveGroupVersionDiscovery(w, r, info.group, info.version)
+		s.serveGroupVersionDiscovery(w, r, info.Group, info.Version)
 	default:
 		s.serveNonResource(w, r)
 	}

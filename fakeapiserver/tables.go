@@ -8,11 +8,12 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 )
 
-// Tables: a read negotiated as formatTable (negotiateRead) answers with a
+// Tables: a read negotiated as request.FormatTable (request.NegotiateRead) answers with a
 // meta.k8s.io Table rendered by internal/table. A list is one Table with
 // the list's metadata; a single GET a one-row Table with the object's
 // resourceVersion; each watch event a one-row Table, only the first of
@@ -37,11 +38,11 @@ type tableRenderer struct {
 
 // newTableRenderer prepares the Table output of res at a served version
 // for a negotiated request.
-func (s *Server) newTableRenderer(res *registry.Resource, version string, n negotiation) *tableRenderer {
+func (s *Server) newTableRenderer(res *registry.Resource, version string, n request.Negotiation) *tableRenderer {
 	return &tableRenderer{
 		printer:    printerFor(res),
-		apiVersion: gv(res.Group, version),
-		opts:       tbl.Options{Include: n.include, APIVersion: n.tableAPIVersion},
+		apiVersion: request.GV(res.Group, version),
+		opts:       tbl.Options{Include: n.Include, APIVersion: n.TableAPIVersion},
 	}
 }
 

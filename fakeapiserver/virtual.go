@@ -10,6 +10,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -24,61 +25,61 @@ func isVirtual(res *registry.Resource) bool {
 }
 
 // handleVirtualCreate answers POST on a create-only resource.
-func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
-	n, err := negotiate(r, false)
+func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
+	n, err := request.Negotiate(r, false)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	data, err := s.readVirtualBody(r, res, info.version)
+	data, err := s.readVirtualBody(r, res, info.Version)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	in, err := s.decodeObject(res, info.version, data, r.URL.Query().Get("fieldValidation"))
+	in, err := request.DecodeObject(s.registry, res, info.Version, data, r.URL.Query().Get("fieldValidation"))
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	user, _ := r.Context().Value(userKey{}).(User)
 	status, err := s.virtualStatus(r.Context(), res, info, in, user)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
-	rest := in.rest
+	rest := in.Rest
 	if status != nil {
 		rest = replaceMember(rest, "status", status)
 	}
-	if res.Namespaced && in.meta.Namespace == "" {
-		in.meta.Namespace = info.namespace
+	if res.Namespaced && in.Meta.Namespace == "" {
+		in.Meta.Namespace = info.Namespace
 	}
-	in.meta.CreationTimestamp = meta.Time{}
-	obj, err := storage.Assemble(in.kind, in.apiVersion, in.meta, encodeRest(rest), nil)
+	in.Meta.CreationTimestamp = meta.Time{}
+	obj, err := storage.Assemble(in.Kind, in.APIVersion, in.Meta, encodeRest(rest), nil)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	if res.Name == "bindings" {
 		st := &meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: meta.StatusSuccess, Code: 201}
-		writeBody(w, n, http.StatusCreated, marshal(st))
+		request.WriteBody(w, n, http.StatusCreated, request.Marshal(st))
 		return
 	}
-	writeBody(w, n, http.StatusCreated, encodeObject(obj, n.format, gv(res.Group, info.version)))
+	request.WriteBody(w, n, http.StatusCreated, request.EncodeObject(obj, n.Format, request.GV(res.Group, info.Version)))
 }
 
-func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info requestInfo, in *incoming, user User) (*jsonv.Value, error) {
+func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info request.Info, in *request.Incoming, user User) (*jsonv.Value, error) {
 	var st any
 	switch res.Name {
 	case "selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews":
 		st = map[string]any{"allowed": true}
-		if attrs := findMember(in.rest, "spec"); attrs != nil {
+		if attrs := findMember(in.Rest, "spec"); attrs != nil {
 			if ra := attrs.Get("resourceAttributes"); ra != nil {
-				ri := requestInfo{
-					group:     registry.LookupString(ra, "group"),
-					resource:  registry.LookupString(ra, "resource"),
-					namespace: registry.LookupString(ra, "namespace"),
-					name:      registry.LookupString(ra, "name"),
+				ri := request.Info{
+					Group:     registry.LookupString(ra, "group"),
+					Resource:  registry.LookupString(ra, "resource"),
+					Namespace: registry.LookupString(ra, "namespace"),
+					Name:      registry.LookupString(ra, "name"),
 				}
 				who := user
 				if res.Name != "selfsubjectaccessreviews" {
@@ -95,7 +96,7 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 		st = map[string]any{"userInfo": map[string]any{"username": user.Name, "groups": user.Groups}}
 	case "tokenreviews":
 		token := ""
-		if spec := findMember(in.rest, "spec"); spec != nil {
+		if spec := findMember(in.Rest, "spec"); spec != nil {
 			token = registry.LookupString(spec, "token")
 		}
 		if u, ok := s.opts.Tokens[token]; ok {
@@ -104,11 +105,11 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 			st = map[string]any{"authenticated": false, "error": "invalid bearer token"}
 		}
 	case "bindings":
-		return nil, s.bindPod(ctx, info.namespace, in)
+		return nil, s.bindPod(ctx, info.Namespace, in)
 	default:
 		return nil, nil
 	}
-	v, err := jsonv.Parse(marshal(st))
+	v, err := jsonv.Parse(request.Marshal(st))
 	if err != nil {
 		return nil, err
 	}
@@ -117,20 +118,20 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 
 // bindPod sets spec.nodeName of the named pod, as the scheduler's Binding
 // does; a pod already bound is a 409.
-func (s *Server) bindPod(ctx context.Context, ns string, in *incoming) error {
+func (s *Server) bindPod(ctx context.Context, ns string, in *request.Incoming) error {
 	pods := s.registry.Lookup("", "v1", "pods")
-	target := findMember(in.rest, "target")
+	target := findMember(in.Rest, "target")
 	node := registry.LookupString(target, "name")
 	if pods == nil || node == "" {
-		return apistatus.Invalid("", "Binding", in.meta.Name, []apistatus.FieldError{apistatus.FieldRequired("target.name", "")})
+		return apistatus.Invalid("", "Binding", in.Meta.Name, []apistatus.FieldError{apistatus.FieldRequired("target.name", "")})
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		cur := s.store.Get(pods.StorageKey(), storage.ObjectKey(ns, in.meta.Name))
+		cur := s.store.Get(pods.StorageKey(), storage.ObjectKey(ns, in.Meta.Name))
 		if cur == nil {
-			return apistatus.NotFound(pods.GR(), in.meta.Name)
+			return apistatus.NotFound(pods.GR(), in.Meta.Name)
 		}
 		if v, _ := cur.Field("spec.nodeName"); v != "" {
-			return apistatus.Conflict(pods.GR(), in.meta.Name, fmt.Sprintf("pod %s is already assigned to node %q", in.meta.Name, v))
+			return apistatus.Conflict(pods.GR(), in.Meta.Name, fmt.Sprintf("pod %s is already assigned to node %q", in.Meta.Name, v))
 		}
 		rest, err := restOf(cur)
 		if err != nil {
@@ -150,5 +151,5 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *incoming) error {
 			return err
 		}
 	}
-	return apistatus.Conflict(pods.GR(), in.meta.Name, apistatus.MsgModified)
+	return apistatus.Conflict(pods.GR(), in.Meta.Name, apistatus.MsgModified)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -47,11 +48,11 @@ type watchRequest struct {
 	res       *registry.Resource
 	version   string
 	namespace string
-	opts      listOptions
-	format    outputFormat
+	opts      request.ListOptions
+	format    request.Format
 	timeout   time.Duration
 	client    string
-	// table renders events with formatTable.
+	// table renders events as request.FormatTable.
 	table *tableRenderer
 }
 
@@ -69,10 +70,10 @@ func watchClient(r *http.Request) string {
 }
 
 // handleWatch serves a watch over chunked HTTP (or a websocket upgrade).
-func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info requestInfo, res *registry.Resource) {
+func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
 	wr, err := s.parseWatch(r, info, res)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	wr.client = watchClient(r)
@@ -91,11 +92,11 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 	}
 	sink := newHTTPSink(w)
 	if sink == nil {
-		writeError(w, r, errors.New("streaming is not supported by this connection"))
+		request.WriteError(w, r, errors.New("streaming is not supported by this connection"))
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", mediaJSON)
+	h.Set("Content-Type", request.MediaJSON)
 	h.Set("Cache-Control", "no-cache, private")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
@@ -105,44 +106,44 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 
 // parseWatch validates a watch request before the response starts: every
 // error here is an immediate non-200 answer.
-func (s *Server) parseWatch(r *http.Request, info requestInfo, res *registry.Resource) (watchRequest, error) {
-	n, err := negotiateRead(r, true)
+func (s *Server) parseWatch(r *http.Request, info request.Info, res *registry.Resource) (watchRequest, error) {
+	n, err := request.NegotiateRead(r, true)
 	if err != nil {
 		return watchRequest{}, err
 	}
 	var tr *tableRenderer
-	if n.format == formatTable {
-		tr = s.newTableRenderer(res, info.version, n)
+	if n.Format == request.FormatTable {
+		tr = s.newTableRenderer(res, info.Version, n)
 	}
-	opts, err := parseListOptions(r, res, info.name, true, !s.opts.DisableWatchList)
+	opts, err := request.ParseListOptions(r, res, info.Name, true, !s.opts.DisableWatchList)
 	if err != nil {
 		return watchRequest{}, err
 	}
-	if _, err := parseRV(opts.rv); err != nil {
+	if _, err := request.ParseRV(opts.RV); err != nil {
 		// The real server lets this storage error through as a 500
 		// without a reason.
-		return watchRequest{}, apistatus.New(500, meta.ReasonUnknown, apistatus.FieldInvalid("resourceVersion", opts.rv, err.Error()).String())
+		return watchRequest{}, apistatus.New(500, meta.ReasonUnknown, apistatus.FieldInvalid("resourceVersion", opts.RV, err.Error()).String())
 	}
 	timeout := time.Duration(float64(s.opts.MinRequestTimeout) * (1 + s.jitter()))
-	if opts.timeoutSeconds != nil && *opts.timeoutSeconds > 0 {
-		timeout = time.Duration(*opts.timeoutSeconds) * time.Second
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
-	return watchRequest{res: res, version: info.version, namespace: info.namespace, opts: opts, format: n.format, timeout: timeout, table: tr}, nil
+	return watchRequest{res: res, version: info.Version, namespace: info.Namespace, opts: opts, format: n.Format, timeout: timeout, table: tr}, nil
 }
 
 // runWatch streams events to sink until the watch ends.
 func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) {
 	table := wr.res.StorageKey()
 	o := wr.opts
-	rv, _ := parseRV(o.rv)
-	initial := o.sendInitialEvents != nil && *o.sendInitialEvents
+	rv, _ := request.ParseRV(o.RV)
+	initial := o.SendInitialEvents != nil && *o.SendInitialEvents
 	// With the WatchList gate off, a watch from "" or "0" still starts
 	// with ADDED for every object (the legacy behaviour), without the
 	// bookmark that ends a streaming list.
-	legacyInitial := o.sendInitialEvents == nil && rv == 0
+	legacyInitial := o.SendInitialEvents == nil && rv == 0
 	initial = initial || legacyInitial
 	start := storage.WatchStart{Initial: initial, From: rv}
-	if o.sendInitialEvents != nil && !initial && rv == 0 {
+	if o.SendInitialEvents != nil && !initial && rv == 0 {
 		start.From = s.store.ResourceVersion()
 	}
 	if initial && rv > 0 {
@@ -171,12 +172,12 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	defer s.store.Unregister(reg.Watcher)
 	reg.Watcher.SetAbort(sink.abort)
 
-	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.Watcher, lastRV: reg.SnapshotRV, minRV: reg.SnapshotRV, apiVer: gv(wr.res.Group, wr.version)}
+	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.Watcher, lastRV: reg.SnapshotRV, minRV: reg.SnapshotRV, apiVer: request.GV(wr.res.Group, wr.version)}
 	deadline := s.clock.NewTimer(wr.timeout)
 	defer deadline.Stop()
 	var bookmarkTimer Timer
 	var bookmarkC, lastBookmarkC <-chan time.Time
-	if o.allowBookmarks {
+	if o.AllowBookmarks {
 		bookmarkTimer = s.clock.NewTimer(s.opts.BookmarkInterval)
 		bookmarkC = bookmarkTimer.C()
 		defer func() { bookmarkTimer.Stop() }()
@@ -265,7 +266,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 // sendError ends a watch that has started with one ERROR event: the real
 // server's answer to a too-old resourceVersion once the stream began.
 func (s *Server) sendError(sink eventSink, st *meta.Status) {
-	data := marshal(st)
+	data := request.Marshal(st)
 	if sink.frame(watch.Error, data) == nil {
 		_ = sink.flush()
 	}
@@ -357,10 +358,10 @@ func (st *watchStream) sendInitial(reg storage.Registration) error {
 		if hi != "" && key >= hi {
 			return false
 		}
-		if !o.matches(obj, st.wr.namespace) {
+		if !o.Matches(obj, st.wr.namespace) {
 			return true
 		}
-		data := encodeObject(obj, st.wr.format, st.apiVersion())
+		data := request.EncodeObject(obj, st.wr.format, st.apiVersion())
 		if st.wr.table != nil {
 			if data, err = st.tableEvent(obj); err != nil {
 				return false
@@ -372,7 +373,7 @@ func (st *watchStream) sendInitial(reg storage.Registration) error {
 	if err != nil {
 		return err
 	}
-	if o.allowBookmarks && o.sendInitialEvents != nil && !st.s.opts.WithholdInitialEventsEnd {
+	if o.AllowBookmarks && o.SendInitialEvents != nil && !st.s.opts.WithholdInitialEventsEnd {
 		if err := st.write(watch.Bookmark, st.bookmarkObject(reg.SnapshotRV, true)); err != nil {
 			return err
 		}
@@ -387,16 +388,16 @@ func (st *watchStream) send(c *storage.Change) error {
 	}
 	o := st.wr.opts
 	ns := st.wr.namespace
-	key, prev := eventEncoding{format: st.wr.format, apiVersion: st.apiVersion()}, false
+	key, prev := request.EventEncoding{Format: st.wr.format, APIVersion: st.apiVersion()}, false
 	var typ watch.EventType
 	switch c.Typ {
 	case watch.Added:
-		if !o.matches(c.Obj, ns) {
+		if !o.Matches(c.Obj, ns) {
 			return nil
 		}
 		typ = watch.Added
 	case watch.Modified:
-		cur, old := o.matches(c.Obj, ns), o.matches(c.Prev, ns)
+		cur, old := o.Matches(c.Obj, ns), o.Matches(c.Prev, ns)
 		switch {
 		case cur && old:
 			typ = watch.Modified
@@ -408,7 +409,7 @@ func (st *watchStream) send(c *storage.Change) error {
 			return nil
 		}
 	case watch.Deleted:
-		if !o.matches(c.Obj, ns) {
+		if !o.Matches(c.Obj, ns) {
 			return nil
 		}
 		typ = watch.Deleted
@@ -456,7 +457,7 @@ func (st *watchStream) bookmark() error {
 // resourceVersion (and the initial-events-end annotation).
 func (st *watchStream) bookmarkObject(rv int64, initialEnd bool) []byte {
 	kind, apiVersion := st.wr.res.Kind, st.apiVersion()
-	if st.wr.format == formatPartial {
+	if st.wr.format == request.FormatPartial {
 		kind, apiVersion = "PartialObjectMetadata", "meta.k8s.io/v1"
 	}
 	buf := []byte(`{"kind":`)

@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -74,7 +75,7 @@ func (s *Server) checkWebsocket(r *http.Request) (string, error) {
 func (s *Server) serveWebsocketWatch(w http.ResponseWriter, r *http.Request, wr watchRequest) {
 	proto, err := s.checkWebsocket(r)
 	if err != nil {
-		writeError(w, r, err)
+		request.WriteError(w, r, err)
 		return
 	}
 	up := websocket.Upgrader{

@@ -1,4 +1,4 @@
-package fakeapiserver
+package request
 
 import (
 	"encoding/json"
@@ -17,17 +17,17 @@ import (
 	"github.com/kubecache/kubecache/meta"
 )
 
-// incoming is a decoded request body: the object split into kind,
+// Incoming is a decoded request body: the object split into kind,
 // apiVersion, parsed metadata and the other top-level members in order.
-type incoming struct {
-	kind, apiVersion string
-	meta             *meta.ObjectMeta
-	rest             []jsonv.Member
-	warnings         []string
+type Incoming struct {
+	Kind, APIVersion string
+	Meta             *meta.ObjectMeta
+	Rest             []jsonv.Member
+	Warnings         []string
 }
 
-// readBody reads a request body within the size limit.
-func readBody(r *http.Request, limit int64) ([]byte, error) {
+// ReadBody reads a request body within the size limit.
+func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
@@ -42,9 +42,9 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// toJSON converts a YAML body to JSON; JSON passes through.
-func toJSON(data []byte, mediaType string) ([]byte, error) {
-	if mediaType != mediaYAML {
+// ToJSON converts a YAML body to JSON; JSON passes through.
+func ToJSON(data []byte, mediaType string) ([]byte, error) {
+	if mediaType != MediaYAML {
 		return data, nil
 	}
 	j, err := yaml.YAMLToJSON(data)
@@ -54,10 +54,10 @@ func toJSON(data []byte, mediaType string) ([]byte, error) {
 	return j, nil
 }
 
-// decodeObject decodes a create or update body for resource res served at
+// DecodeObject decodes a create or update body for resource res served at
 // version. directive is the fieldValidation parameter (Strict, Warn,
 // Ignore).
-func (s *Server) decodeObject(res *registry.Resource, version string, data []byte, directive string) (*incoming, error) {
+func DecodeObject(reg *registry.Registry, res *registry.Resource, version string, data []byte, directive string) (*Incoming, error) {
 	parsed, err := jsonv.Parse(data)
 	if err != nil {
 		return nil, apistatus.BadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
@@ -66,9 +66,9 @@ func (s *Server) decodeObject(res *registry.Resource, version string, data []byt
 	if doc.Kind != jsonv.Object {
 		return nil, apistatus.BadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: json: cannot unmarshal %v into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", doc.Kind))
 	}
-	in := &incoming{kind: res.Kind, apiVersion: gv(res.Group, version)}
+	in := &Incoming{Kind: res.Kind, APIVersion: GV(res.Group, version)}
 	cannot := func(format string, args ...any) *meta.Status {
-		return apistatus.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", in.kind, version, res.Kind, fmt.Sprintf(format, args...)))
+		return apistatus.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", in.Kind, version, res.Kind, fmt.Sprintf(format, args...)))
 	}
 	var metaRaw *jsonv.Value
 	for i := range doc.Obj {
@@ -79,34 +79,34 @@ func (s *Server) decodeObject(res *registry.Resource, version string, data []byt
 				return nil, apistatus.BadRequest("couldn't get version/kind; json parse error: json: cannot unmarshal kind: not a string")
 			}
 			if m.Value.Str != "" {
-				in.kind = m.Value.Str
+				in.Kind = m.Value.Str
 			}
 		case "apiVersion":
 			if m.Value.Kind != jsonv.String {
 				return nil, apistatus.BadRequest("couldn't get version/kind; json parse error: json: cannot unmarshal apiVersion: not a string")
 			}
 			if m.Value.Str != "" {
-				in.apiVersion = m.Value.Str
+				in.APIVersion = m.Value.Str
 			}
 		case "metadata":
 			metaRaw = &m.Value
 		default:
-			in.rest = append(in.rest, *m)
+			in.Rest = append(in.Rest, *m)
 		}
 	}
-	if in.kind != res.Kind {
-		return nil, cannot("no kind %q is registered for version %q", in.kind, in.apiVersion)
+	if in.Kind != res.Kind {
+		return nil, cannot("no kind %q is registered for version %q", in.Kind, in.APIVersion)
 	}
-	group, ver := splitGV(in.apiVersion)
+	group, ver := splitGV(in.APIVersion)
 	if group != res.Group {
-		return nil, cannot("the API version %q does not belong to group %q", in.apiVersion, res.Group)
+		return nil, cannot("the API version %q does not belong to group %q", in.APIVersion, res.Group)
 	}
-	if ver != version && s.registry.Lookup(group, ver, res.Name) == nil {
+	if ver != version && reg.Lookup(group, ver, res.Name) == nil {
 		return nil, cannot("version %q of %s is not served", ver, res.GroupResource())
 	}
-	in.apiVersion = gv(res.Group, version)
+	in.APIVersion = GV(res.Group, version)
 
-	in.meta = &meta.ObjectMeta{}
+	in.Meta = &meta.ObjectMeta{}
 	if metaRaw != nil && metaRaw.Kind != jsonv.Null && metaRaw.Kind != jsonv.Object {
 		detail := fmt.Sprintf("json: cannot unmarshal %v into Go struct field %s.metadata of type v1.ObjectMeta", validation.GoKind(metaRaw.Kind), res.Kind)
 		return nil, &bodyError{status: cannot("%s", detail), detail: detail}
@@ -116,24 +116,24 @@ func (s *Server) decodeObject(res *registry.Resource, version string, data []byt
 		return nil, &bodyError{status: cannot("%s", walk.Err), detail: walk.Err}
 	}
 	if walk.Pruned {
-		in.rest = in.rest[:0]
+		in.Rest = in.Rest[:0]
 		for _, m := range doc.Obj {
 			switch m.Key {
 			case "kind", "apiVersion", "metadata":
 			default:
-				in.rest = append(in.rest, m)
+				in.Rest = append(in.Rest, m)
 			}
 		}
 	}
 	if metaRaw != nil && metaRaw.Kind == jsonv.Object {
-		if err := json.Unmarshal(jsonv.Marshal(*metaRaw), in.meta); err != nil {
+		if err := json.Unmarshal(jsonv.Marshal(*metaRaw), in.Meta); err != nil {
 			return nil, cannot("%v", err)
 		}
 	}
 	var customErrs []apistatus.FieldError
 	if res.Custom && res.CustomSchema != nil {
 		var unknown []string
-		in.rest, unknown, customErrs = validation.CheckCustom(in.rest, res.CustomSchema)
+		in.Rest, unknown, customErrs = validation.CheckCustom(in.Rest, res.CustomSchema)
 		walk.Fields = append(walk.Fields, unknown...)
 	}
 	switch directive {
@@ -144,16 +144,16 @@ func (s *Server) decodeObject(res *registry.Resource, version string, data []byt
 		}
 	case "Ignore":
 	default:
-		in.warnings = walk.Fields
+		in.Warnings = walk.Fields
 	}
 	if len(customErrs) > 0 {
-		return nil, apistatus.Invalid(res.Group, res.Kind, in.meta.Name, customErrs)
+		return nil, apistatus.Invalid(res.Group, res.Kind, in.Meta.Name, customErrs)
 	}
 	return in, nil
 }
 
-// gv joins a group and version into an apiVersion.
-func gv(group, version string) string {
+// GV joins a group and version into an apiVersion.
+func GV(group, version string) string {
 	if group == "" {
 		return version
 	}
@@ -179,14 +179,14 @@ type bodyError struct {
 
 func (e *bodyError) Error() string { return e.status.Error() }
 
-// Unwrap gives the Status, so writeError sends the 400.
+// Unwrap gives the Status, so WriteError sends the 400.
 func (e *bodyError) Unwrap() error { return e.status }
 
-// decodePatched decodes the object a JSON, merge or strategic merge patch
+// DecodePatched decodes the object a JSON, merge or strategic merge patch
 // produced. A result the kind's Go type would not decode is the real
 // server's 422 on the field "patch", quoting the patched object.
-func (s *Server) decodePatched(res *registry.Resource, version string, patched []byte, directive string) (*incoming, error) {
-	in, err := s.decodeObject(res, version, patched, directive)
+func DecodePatched(reg *registry.Registry, res *registry.Resource, version string, patched []byte, directive string) (*Incoming, error) {
+	in, err := DecodeObject(reg, res, version, patched, directive)
 	var be *bodyError
 	if errors.As(err, &be) {
 		return nil, apistatus.Invalid("", "", "", []apistatus.FieldError{apistatus.FieldInvalid("patch", string(patched), be.detail)})

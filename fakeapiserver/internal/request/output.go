@@ -1,4 +1,4 @@
-package fakeapiserver
+package request
 
 import (
 	"bytes"
@@ -13,44 +13,44 @@ import (
 	"github.com/kubecache/kubecache/meta"
 )
 
-// eventEncoding is a watch event's object encoding: a format and the
+// EventEncoding is a watch event's object encoding: a format and the
 // apiVersion the watch asked for.
-type eventEncoding struct {
-	format     outputFormat
-	apiVersion string
+type EventEncoding struct {
+	Format     Format
+	APIVersion string
 }
 
 // Encode encodes o as a watch event's object.
-func (e eventEncoding) Encode(o *storage.Object) []byte {
-	return encodeObject(o, e.format, e.apiVersion)
+func (e EventEncoding) Encode(o *storage.Object) []byte {
+	return EncodeObject(o, e.Format, e.APIVersion)
 }
 
-// encodeObject encodes one stored object in a format; apiVersion selects
+// EncodeObject encodes one stored object in a format; apiVersion selects
 // the served version ("" keeps the stored one).
-func encodeObject(o *storage.Object, format outputFormat, apiVersion string) []byte {
-	if format == formatPartial {
+func EncodeObject(o *storage.Object, format Format, apiVersion string) []byte {
+	if format == FormatPartial {
 		return o.AppendPartial(nil)
 	}
 	return o.AppendObject(nil, apiVersion)
 }
 
-// writeBody sends a compact JSON document as the negotiated format, with
+// WriteBody sends a compact JSON document as the negotiated format, with
 // the trailing newline the real server's encoder writes.
-func writeBody(w http.ResponseWriter, n negotiation, code int, body []byte) {
-	ct := mediaJSON
+func WriteBody(w http.ResponseWriter, n Negotiation, code int, body []byte) {
+	ct := MediaJSON
 	switch {
-	case n.format == formatYAML:
+	case n.Format == FormatYAML:
 		if y, err := yaml.JSONToYAML(body); err == nil {
-			body, ct = y, mediaYAML
+			body, ct = y, MediaYAML
 		}
-	case n.pretty:
+	case n.Pretty:
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, body, "", "  "); err == nil {
 			body = buf.Bytes()
 		}
 	}
-	if n.contentType != "" {
-		ct = n.contentType
+	if n.ContentType != "" {
+		ct = n.ContentType
 	}
 	h := w.Header()
 	setContentHeaders(h, ct)
@@ -62,12 +62,12 @@ func writeBody(w http.ResponseWriter, n negotiation, code int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// setBodyHeaders sets the headers of a compact JSON body in the
+// SetBodyHeaders sets the headers of a compact JSON body in the
 // negotiated content type.
-func setBodyHeaders(h http.Header, n negotiation) {
-	ct := mediaJSON
-	if n.contentType != "" {
-		ct = n.contentType
+func SetBodyHeaders(h http.Header, n Negotiation) {
+	ct := MediaJSON
+	if n.ContentType != "" {
+		ct = n.ContentType
 	}
 	setContentHeaders(h, ct)
 }
@@ -79,9 +79,9 @@ func setContentHeaders(h http.Header, ct string) {
 	}
 }
 
-// writeStatus sends a Status with its code (and Retry-After when the
+// WriteStatus sends a Status with its code (and Retry-After when the
 // Status carries retryAfterSeconds).
-func writeStatus(w http.ResponseWriter, r *http.Request, st *meta.Status) {
+func WriteStatus(w http.ResponseWriter, r *http.Request, st *meta.Status) {
 	body, err := json.Marshal(st)
 	if err != nil {
 		body = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"encoding the error failed","reason":"InternalError","code":500}`)
@@ -94,16 +94,16 @@ func writeStatus(w http.ResponseWriter, r *http.Request, st *meta.Status) {
 	if code == 0 {
 		code = http.StatusInternalServerError
 	}
-	writeBody(w, negotiation{pretty: isPretty(r)}, code, body)
+	WriteBody(w, Negotiation{Pretty: IsPretty(r)}, code, body)
 }
 
-// writeError sends err as a Status.
-func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	writeStatus(w, r, apistatus.From(err))
+// WriteError sends err as a Status.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	WriteStatus(w, r, apistatus.From(err))
 }
 
-// marshal encodes a server-built document (discovery, lists of metadata).
-func marshal(v any) []byte {
+// Marshal encodes a server-built document (discovery, lists of metadata).
+func Marshal(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
 		// Only server-built values reach here; a failure is a bug.

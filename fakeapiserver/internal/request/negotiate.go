@@ -1,4 +1,4 @@
-package fakeapiserver
+package request
 
 import (
 	"fmt"
@@ -19,57 +19,61 @@ import (
 // Table requests (writes skip them: a Table request that also accepts
 // plain JSON gets plain JSON); anything else is 406.
 
-// outputFormat is what a response body holds.
-type outputFormat uint8
+// Format is what a response body holds.
+type Format uint8
 
+// The formats a response body can hold.
 const (
-	formatJSON outputFormat = iota
-	// formatPartial: PartialObjectMetadata / PartialObjectMetadataList.
-	formatPartial
-	formatYAML
-	// formatTable: a meta.k8s.io Table (list, single GET and watch
-	// events); negotiation.tableAPIVersion and include say which.
-	formatTable
+	// FormatJSON: the object or list as JSON (the default).
+	FormatJSON Format = iota
+	// FormatPartial: PartialObjectMetadata / PartialObjectMetadataList.
+	FormatPartial
+	// FormatYAML: YAML, for a single response that asked for it.
+	FormatYAML
+	// FormatTable: a meta.k8s.io Table (list, single GET and watch
+	// events); TableAPIVersion and include say which.
+	FormatTable
 )
 
-// negotiation is the outcome for one request.
-type negotiation struct {
-	format outputFormat
+// Negotiation is the outcome for one request.
+type Negotiation struct {
+	Format Format
 	// partialList: the client asked for PartialObjectMetadataList (as
 	// opposed to PartialObjectMetadata).
 	partialList bool
-	pretty      bool
-	// contentType overrides the response Content-Type (discovery).
-	contentType string
-	// tableAPIVersion is the Table's apiVersion the client asked for
-	// ("meta.k8s.io/v1" or "meta.k8s.io/v1beta1"), with formatTable.
-	tableAPIVersion string
-	// include is the includeObject parameter, with formatTable.
-	include tbl.IncludeObject
+	Pretty      bool
+	// ContentType overrides the response Content-Type (discovery).
+	ContentType string
+	// TableAPIVersion is the Table's apiVersion the client asked for
+	// ("meta.k8s.io/v1" or "meta.k8s.io/v1beta1"), with FormatTable.
+	TableAPIVersion string
+	// Include is the includeObject parameter, with FormatTable.
+	Include tbl.IncludeObject
 }
 
+// The media types the server reads and writes.
 const (
-	mediaJSON     = "application/json"
-	mediaYAML     = "application/yaml"
-	mediaProtobuf = "application/vnd.kubernetes.protobuf"
+	MediaJSON     = "application/json"
+	MediaYAML     = "application/yaml"
+	MediaProtobuf = "application/vnd.kubernetes.protobuf"
 )
 
-// negotiate picks the output for r. stream says the response is a watch
+// Negotiate picks the output for r. stream says the response is a watch
 // (no YAML there, as on the real server). Tables are not offered: writes
-// answer with the object (see negotiateRead).
-func negotiate(r *http.Request, stream bool) (negotiation, error) {
+// answer with the object (see NegotiateRead).
+func Negotiate(r *http.Request, stream bool) (Negotiation, error) {
 	return negotiateAccept(r, stream, false)
 }
 
-// negotiateRead is negotiate for reads (list, single GET, watch), which
+// NegotiateRead is negotiate for reads (list, single GET, watch), which
 // also offer a Table for application/json;as=Table;g=meta.k8s.io;v=v1
 // (or v1beta1). A bad includeObject with a Table chosen is 400.
-func negotiateRead(r *http.Request, stream bool) (negotiation, error) {
+func NegotiateRead(r *http.Request, stream bool) (Negotiation, error) {
 	return negotiateAccept(r, stream, true)
 }
 
-func negotiateAccept(r *http.Request, stream, tables bool) (negotiation, error) {
-	n := negotiation{pretty: isPretty(r) && !stream}
+func negotiateAccept(r *http.Request, stream, tables bool) (Negotiation, error) {
+	n := Negotiation{Pretty: IsPretty(r) && !stream}
 	accept := strings.TrimSpace(r.Header.Get("Accept"))
 	if accept == "" {
 		return n, nil
@@ -85,8 +89,8 @@ func negotiateAccept(r *http.Request, stream, tables bool) (negotiation, error) 
 			}
 		}
 		switch mt {
-		case mediaJSON, "*/*", "application/*":
-		case mediaYAML:
+		case MediaJSON, "*/*", "application/*":
+		case MediaYAML:
 			if stream {
 				continue
 			}
@@ -95,31 +99,31 @@ func negotiateAccept(r *http.Request, stream, tables bool) (negotiation, error) 
 		}
 		switch as := params["as"]; as {
 		case "":
-			if mt == mediaYAML {
-				n.format = formatYAML
+			if mt == MediaYAML {
+				n.Format = FormatYAML
 			}
 			return n, nil
 		case "PartialObjectMetadata", "PartialObjectMetadataList":
 			if params["g"] != "meta.k8s.io" || (params["v"] != "v1" && params["v"] != "v1beta1") {
 				continue
 			}
-			if mt == mediaYAML {
+			if mt == MediaYAML {
 				continue
 			}
-			n.format = formatPartial
+			n.Format = FormatPartial
 			n.partialList = as == "PartialObjectMetadataList"
 			return n, nil
 		case "Table":
-			if !tables || mt != mediaJSON || params["g"] != "meta.k8s.io" || (params["v"] != "v1" && params["v"] != "v1beta1") {
+			if !tables || mt != MediaJSON || params["g"] != "meta.k8s.io" || (params["v"] != "v1" && params["v"] != "v1beta1") {
 				continue
 			}
 			include, err := tbl.ParseIncludeObject(r.URL.Query().Get("includeObject"))
 			if err != nil {
 				return n, apistatus.BadRequest("Unable to convert to Table as requested: " + err.Error())
 			}
-			n.format = formatTable
-			n.tableAPIVersion = "meta.k8s.io/" + params["v"]
-			n.include = include
+			n.Format = FormatTable
+			n.TableAPIVersion = "meta.k8s.io/" + params["v"]
+			n.Include = include
 			return n, nil
 		default:
 			// Other transformations are not offered; a later entry may
@@ -130,9 +134,9 @@ func negotiateAccept(r *http.Request, stream, tables bool) (negotiation, error) 
 	return n, apistatus.NotAcceptable()
 }
 
-// isPretty reports whether the response should be indented: ?pretty=true,
+// IsPretty reports whether the response should be indented: ?pretty=true,
 // or a command-line or browser user agent.
-func isPretty(r *http.Request) bool {
+func IsPretty(r *http.Request) bool {
 	if strings.Contains(r.URL.RawQuery, "pretty") {
 		if p := r.URL.Query().Get("pretty"); p != "" {
 			b, _ := strconv.ParseBool(p)
@@ -143,32 +147,32 @@ func isPretty(r *http.Request) bool {
 	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
 }
 
-// bodyMediaType classifies a request body's Content-Type for create and
+// BodyMediaType classifies a request body's Content-Type for create and
 // update: JSON and YAML are read; protobuf and anything else are 415.
-func bodyMediaType(r *http.Request) (string, error) {
+func BodyMediaType(r *http.Request) (string, error) {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
-		return mediaJSON, nil
+		return MediaJSON, nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return "", apistatus.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
 	}
 	switch mt {
-	case mediaJSON, mediaYAML:
+	case MediaJSON, MediaYAML:
 		return mt, nil
-	case mediaProtobuf:
+	case MediaProtobuf:
 		return "", apistatus.UnsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (this server does not read protobuf: set ContentType: "application/json" in your client configuration, e.g. client-go's rest.Config)`)
 	default:
 		return "", apistatus.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
 	}
 }
 
-// checkTarget refuses a metadata-only request whose kind does not fit the
+// CheckTarget refuses a metadata-only request whose kind does not fit the
 // response: PartialObjectMetadata for a list or PartialObjectMetadataList
 // for one object (406, with the real server's words).
-func (n negotiation) checkTarget(res *registry.Resource, list bool) error {
-	if n.format != formatPartial || n.partialList == list {
+func (n Negotiation) CheckTarget(res *registry.Resource, list bool) error {
+	if n.Format != FormatPartial || n.partialList == list {
 		return nil
 	}
 	if list {

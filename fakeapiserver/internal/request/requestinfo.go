@@ -1,44 +1,44 @@
-package fakeapiserver
+package request
 
 import (
 	"net/http"
 	"strings"
 )
 
-// requestInfo is what a resource URL and method say: the verb and the
+// Info is what a resource URL and method say: the verb and the
 // resource coordinates, parsed the way the real server's request-info
 // factory parses them.
-type requestInfo struct {
-	verb           string
-	group, version string
-	namespace      string
-	resource       string
-	name           string
-	subresource    string
+type Info struct {
+	Verb           string
+	Group, Version string
+	Namespace      string
+	Resource       string
+	Name           string
+	Subresource    string
 	// legacyWatch: the path used the deprecated /watch/ segment.
 	legacyWatch bool
 	// discovery: the path is /api/v1 or /apis/g/v itself.
-	discovery bool
+	Discovery bool
 }
 
-// parseResourcePath parses /api/v1/... and /apis/g/v/... paths. It reports
+// ParsePath parses /api/v1/... and /apis/g/v/... paths. It reports
 // false for paths that are not under a group-version.
-func parseResourcePath(r *http.Request) (requestInfo, bool) {
-	var info requestInfo
+func ParsePath(r *http.Request) (Info, bool) {
+	var info Info
 	path := strings.Trim(r.URL.Path, "/")
 	parts := strings.Split(path, "/")
 	switch {
 	case len(parts) >= 2 && parts[0] == "api":
-		info.version = parts[1]
+		info.Version = parts[1]
 		parts = parts[2:]
 	case len(parts) >= 3 && parts[0] == "apis":
-		info.group, info.version = parts[1], parts[2]
+		info.Group, info.Version = parts[1], parts[2]
 		parts = parts[3:]
 	default:
 		return info, false
 	}
 	if len(parts) == 0 {
-		info.discovery = true
+		info.Discovery = true
 		return info, true
 	}
 	if parts[0] == "watch" {
@@ -49,45 +49,45 @@ func parseResourcePath(r *http.Request) (requestInfo, bool) {
 		}
 	}
 	if parts[0] == "namespaces" && len(parts) > 1 {
-		info.namespace = parts[1]
+		info.Namespace = parts[1]
 		if len(parts) > 2 && parts[2] != "status" && parts[2] != "finalize" {
 			parts = parts[2:]
 		}
 	}
 	switch len(parts) {
 	case 1:
-		info.resource = parts[0]
+		info.Resource = parts[0]
 	case 2:
-		info.resource, info.name = parts[0], parts[1]
+		info.Resource, info.Name = parts[0], parts[1]
 	case 3:
-		info.resource, info.name, info.subresource = parts[0], parts[1], parts[2]
+		info.Resource, info.Name, info.Subresource = parts[0], parts[1], parts[2]
 	default:
 		return info, false
 	}
-	if info.resource == "namespaces" {
+	if info.Resource == "namespaces" {
 		// The namespace object itself: /api/v1/namespaces/{name}.
-		info.namespace = ""
+		info.Namespace = ""
 	}
-	for _, p := range []string{info.resource, info.name, info.subresource} {
+	for _, p := range []string{info.Resource, info.Name, info.Subresource} {
 		if p == "." || p == ".." {
 			return info, false
 		}
 	}
-	if info.resource == "" || (len(parts) >= 2 && info.name == "") {
+	if info.Resource == "" || (len(parts) >= 2 && info.Name == "") {
 		return info, false
 	}
-	info.verb = verbFor(r, info)
+	info.Verb = verbFor(r, info)
 	return info, true
 }
 
 // verbFor maps the method (and the watch parameter) to a Kubernetes verb.
-func verbFor(r *http.Request, info requestInfo) string {
+func verbFor(r *http.Request, info Info) string {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		if info.legacyWatch || isWatchParam(r) {
 			return "watch"
 		}
-		if info.name != "" {
+		if info.Name != "" {
 			return "get"
 		}
 		return "list"
@@ -98,7 +98,7 @@ func verbFor(r *http.Request, info requestInfo) string {
 	case http.MethodPatch:
 		return "patch"
 	case http.MethodDelete:
-		if info.name != "" {
+		if info.Name != "" {
 			return "delete"
 		}
 		return "deletecollection"

@@ -1,4 +1,4 @@
-package fakeapiserver
+package request
 
 import (
 	"fmt"
@@ -12,32 +12,33 @@ import (
 	"github.com/kubecache/kubecache/selector"
 )
 
-// listOptions are the query parameters of a list or watch, parsed and
+// ListOptions are the query parameters of a list or watch, parsed and
 // validated as the real server does (apimachinery's ListOptions rules).
-type listOptions struct {
+type ListOptions struct {
 	labels         selector.Labels
 	fields         selector.Fields
-	rv             string
-	match          string
-	limit          int64
-	cont           string
-	timeoutSeconds *int64
-	allowBookmarks bool
-	// sendInitialEvents is nil when the parameter is absent.
-	sendInitialEvents *bool
+	RV             string
+	Match          string
+	Limit          int64
+	Continue       string
+	TimeoutSeconds *int64
+	AllowBookmarks bool
+	// SendInitialEvents is nil when the parameter is absent.
+	SendInitialEvents *bool
 }
 
+// The resourceVersionMatch values.
 const (
-	matchExact        = "Exact"
-	matchNotOlderThan = "NotOlderThan"
+	MatchExact        = "Exact"
+	MatchNotOlderThan = "NotOlderThan"
 )
 
-// parseListOptions reads and validates the options. isWatch selects the
+// ParseListOptions reads and validates the options. isWatch selects the
 // watch rules, including the 1.37 default that turns a watch from "" or
 // "0" into a streaming list; watchList says the WatchList feature is on.
-func parseListOptions(r *http.Request, res *registry.Resource, name string, isWatch, watchList bool) (listOptions, error) {
+func ParseListOptions(r *http.Request, res *registry.Resource, name string, isWatch, watchList bool) (ListOptions, error) {
 	q := r.URL.Query()
-	var o listOptions
+	var o ListOptions
 	var err error
 	if o.labels, err = selector.ParseLabels(q.Get("labelSelector")); err != nil {
 		return o, apistatus.BadRequest(err.Error())
@@ -45,23 +46,23 @@ func parseListOptions(r *http.Request, res *registry.Resource, name string, isWa
 	if o.fields, err = selector.ParseFields(q.Get("fieldSelector")); err != nil {
 		return o, apistatus.BadRequest(err.Error())
 	}
-	o.rv = q.Get("resourceVersion")
+	o.RV = q.Get("resourceVersion")
 	if isWatch {
 		// The real server lets this storage error through as a 500; the
 		// fake server never answers 500 to what a client sent, so it
 		// refuses the parameter as a list does (docs/fidelity.md).
-		if _, err := parseRV(o.rv); err != nil {
-			return o, apistatus.BadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.rv, err))
+		if _, err := ParseRV(o.RV); err != nil {
+			return o, apistatus.BadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", o.RV, err))
 		}
 	}
-	o.match = q.Get("resourceVersionMatch")
-	o.cont = q.Get("continue")
+	o.Match = q.Get("resourceVersionMatch")
+	o.Continue = q.Get("continue")
 	if v := q.Get("limit"); v != "" {
-		if o.limit, err = strconv.ParseInt(v, 10, 64); err != nil {
+		if o.Limit, err = strconv.ParseInt(v, 10, 64); err != nil {
 			return o, apistatus.BadRequest(err.Error())
 		}
-		if o.limit < 0 {
-			o.limit = 0
+		if o.Limit < 0 {
+			o.Limit = 0
 		}
 	}
 	if v := q.Get("timeoutSeconds"); v != "" {
@@ -69,20 +70,20 @@ func parseListOptions(r *http.Request, res *registry.Resource, name string, isWa
 		if err != nil {
 			return o, apistatus.BadRequest(err.Error())
 		}
-		o.timeoutSeconds = &t
+		o.TimeoutSeconds = &t
 	}
 	if vs, ok := q["allowWatchBookmarks"]; ok {
-		o.allowBookmarks = queryBool(vs)
+		o.AllowBookmarks = queryBool(vs)
 	}
 	if vs, ok := q["sendInitialEvents"]; ok {
 		b := queryBool(vs)
-		o.sendInitialEvents = &b
+		o.SendInitialEvents = &b
 	}
 
-	if isWatch && watchList && o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
+	if isWatch && watchList && o.SendInitialEvents == nil && o.Match == "" && (o.RV == "" || o.RV == "0") {
 		t := true
-		o.sendInitialEvents = &t
-		o.match = matchNotOlderThan
+		o.SendInitialEvents = &t
+		o.Match = MatchNotOlderThan
 	}
 	if errs := o.validate(isWatch, watchList); len(errs) > 0 {
 		return o, apistatus.InvalidListOptions(errs)
@@ -115,50 +116,50 @@ func queryBool(vs []string) bool {
 	return vs[0] != "0" && !strings.EqualFold(vs[0], "false")
 }
 
-func (o listOptions) validate(isWatch, watchList bool) []apistatus.FieldError {
+func (o ListOptions) validate(isWatch, watchList bool) []apistatus.FieldError {
 	var errs []apistatus.FieldError
 	if isWatch {
-		if o.sendInitialEvents != nil && o.match != matchNotOlderThan {
+		if o.SendInitialEvents != nil && o.Match != MatchNotOlderThan {
 			errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
 		}
-		if o.sendInitialEvents != nil && !watchList {
+		if o.SendInitialEvents != nil && !watchList {
 			errs = append(errs, apistatus.FieldForbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
 		}
-		if o.match != "" {
-			if o.sendInitialEvents == nil {
+		if o.Match != "" {
+			if o.SendInitialEvents == nil {
 				errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
 			}
-			if o.match != matchNotOlderThan {
-				errs = append(errs, apistatus.FieldNotSupported("resourceVersionMatch", o.match, matchNotOlderThan))
+			if o.Match != MatchNotOlderThan {
+				errs = append(errs, apistatus.FieldNotSupported("resourceVersionMatch", o.Match, MatchNotOlderThan))
 			}
-			if o.cont != "" {
+			if o.Continue != "" {
 				errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
 			}
 		}
 		return errs
 	}
-	if o.match != "" {
-		if o.rv == "" {
+	if o.Match != "" {
+		if o.RV == "" {
 			errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
 		}
-		if o.cont != "" {
+		if o.Continue != "" {
 			errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
 		}
-		if o.match != matchExact && o.match != matchNotOlderThan {
-			errs = append(errs, apistatus.FieldNotSupported("resourceVersionMatch", o.match, matchExact, matchNotOlderThan, ""))
+		if o.Match != MatchExact && o.Match != MatchNotOlderThan {
+			errs = append(errs, apistatus.FieldNotSupported("resourceVersionMatch", o.Match, MatchExact, MatchNotOlderThan, ""))
 		}
-		if o.match == matchExact && o.rv == "0" {
+		if o.Match == MatchExact && o.RV == "0" {
 			errs = append(errs, apistatus.FieldForbidden("resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
 		}
 	}
-	if o.sendInitialEvents != nil {
+	if o.SendInitialEvents != nil {
 		errs = append(errs, apistatus.FieldForbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
 	}
 	return errs
 }
 
-// parseRV parses a resourceVersion parameter ("" and "0" are 0).
-func parseRV(rv string) (int64, error) {
+// ParseRV parses a resourceVersion parameter ("" and "0" are 0).
+func ParseRV(rv string) (int64, error) {
 	if rv == "" || rv == "0" {
 		return 0, nil
 	}
@@ -169,8 +170,8 @@ func parseRV(rv string) (int64, error) {
 	return int64(n), nil
 }
 
-// matches reports whether an object passes the namespace and selectors.
-func (o listOptions) matches(obj *storage.Object, namespace string) bool {
+// Matches reports whether an object passes the namespace and selectors.
+func (o ListOptions) Matches(obj *storage.Object, namespace string) bool {
 	if namespace != "" && obj.Meta.Namespace != namespace {
 		return false
 	}
@@ -180,8 +181,8 @@ func (o listOptions) matches(obj *storage.Object, namespace string) bool {
 	return o.fields.Empty() || o.fields.Matches(obj.Field)
 }
 
-// filtered reports whether selectors are in use (remainingItemCount is then
+// Filtered reports whether selectors are in use (remainingItemCount is then
 // left out).
-func (o listOptions) filtered() bool {
+func (o ListOptions) Filtered() bool {
 	return !o.labels.Empty() || !o.fields.Empty()
 }

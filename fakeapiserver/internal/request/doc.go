@@ -1,0 +1,23 @@
+// Package request is the fake API server's request and response
+// plumbing: what a request asks for and how the answer is written, with
+// no knowledge of the Server or of storage's internals.
+//
+// It sits above storage, registry, validation and apistatus and below the
+// handlers in the root package.
+//
+// # Files
+//
+//   - requestinfo.go: Info and ParsePath, a URL as verb, group, version,
+//     resource, namespace, name and subresource.
+//   - listoptions.go: ListOptions, a list's or watch's parameters parsed
+//     and validated with the real server's rules; Matches applies the
+//     selectors to an object.
+//   - negotiate.go: Negotiation, the content type, pretty printing,
+//     metadata-only and Table answers a request accepts (406 otherwise).
+//   - output.go: WriteBody, WriteStatus and WriteError (every Status goes
+//     out through here), EncodeObject and EventEncoding, the watch event
+//     encoding storage caches per change.
+//   - decode.go: request bodies: ReadBody, ToJSON (YAML in),
+//     DecodeObject and DecodePatched (the body as the kind's Go type would
+//     decode it, checked by internal/validation).
+package request
