@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/discovery"
 )
 
 const widgetCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
@@ -35,7 +37,7 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	disc := c.get("/apis/example.com/v1")
 	require.Equal(t, http.StatusOK, disc.code)
 	assert.Contains(t, string(disc.body), `"name":"widgets/status","singularName":""`)
-	agg := c.get("/apis", "Accept", mediaAggregated)
+	agg := c.get("/apis", "Accept", discovery.MediaAggregated)
 	assert.Contains(t, string(agg.body), `"resource":"widgets"`)
 
 	w := c.mustCreate(widgetPath, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"color":"red"},"status":{"ok":true}}`)
@@ -73,7 +75,7 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	assert.Equal(t, map[string]bool{"w1": true, "w2": true}, seen, "deleting the CRD deletes its objects")
 	assert.NoError(t, watch.end())
 	assert.Equal(t, http.StatusNotFound, c.get(widgetPath).code)
-	assert.False(t, strings.Contains(string(c.get("/apis", "Accept", mediaAggregated).body), "example.com"))
+	assert.False(t, strings.Contains(string(c.get("/apis", "Accept", discovery.MediaAggregated).body), "example.com"))
 }
 
 func TestCRDValidation(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/discovery"
 )
 
 const realDiscovery = "../e2e/testdata/real/discovery"
@@ -27,9 +29,9 @@ func TestDiscoveryMatchesRealServer(t *testing.T) {
 		var path, accept string
 		switch {
 		case base == "aggregated_api":
-			path, accept = "/api", mediaAggregated
+			path, accept = "/api", discovery.MediaAggregated
 		case base == "aggregated_apis":
-			path, accept = "/apis", mediaAggregated
+			path, accept = "/apis", discovery.MediaAggregated
 		case base == "api" || base == "apis":
 			path = "/" + base
 		case strings.HasPrefix(base, "api_"):
@@ -48,7 +50,7 @@ func TestDiscoveryMatchesRealServer(t *testing.T) {
 			r := c.get(path, hdr...)
 			require.Equal(t, 200, r.code, "%s", r.body)
 			if accept != "" {
-				assert.Equal(t, mediaAggregated, r.header.Get("Content-Type"))
+				assert.Equal(t, discovery.MediaAggregated, r.header.Get("Content-Type"))
 			}
 			var w, g any
 			require.NoError(t, json.Unmarshal(want, &w))

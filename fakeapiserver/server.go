@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/discovery"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -37,10 +38,8 @@ type Server struct {
 	rngMu sync.Mutex
 	rng   *rand.Rand
 
-	// openapi caches the rendered OpenAPI documents.
-	openapi openAPICache
-	// openapiV2 caches /openapi/v2 (openapi_v2.go).
-	openapiV2 openAPIV2Cache
+	// discovery serves discovery and OpenAPI from the registry.
+	discovery *discovery.Server
 
 	// certs is the generated TLS material (nil without TLS).
 	certs *certs
@@ -109,6 +108,7 @@ func New(opts Options) *Server {
 		}
 		s.certs = c
 	}
+	s.discovery = discovery.New(s.registry)
 	s.faults = newFaults(s)
 	s.installHooks()
 	if opts.Seed != 0 {
@@ -338,9 +338,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 	case isResource && !info.Discovery:
 		s.serveResource(w, r, info)
 	case isResource:
-		s.serveGroupVersionDiscovery(w, r, info.Group, info.Version)
+		s.discovery.ServeGroupVersion(w, r, info.Group, info.Version)
 	default:
-		s.serveNonResource(w, r)
+		s.discovery.ServeNonResource(w, r)
 	}
 	return note
 }

@@ -1,4 +1,4 @@
-package fakeapiserver
+package discovery
 
 import (
 	"crypto/sha256"
@@ -17,10 +17,27 @@ import (
 // chosen by the Accept header as kubectl asks for it), health checks and a
 // minimal OpenAPI v3 that tells kubectl the server validates fields itself.
 
-const mediaAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+// MediaAggregated is the Accept type of aggregated discovery, as kubectl
+// asks for it.
+const MediaAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
-// serveNonResource serves everything that is not under a group-version.
-func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
+// Server serves discovery and the OpenAPI documents of the
+// resources in a registry.
+type Server struct {
+	registry *registry.Registry
+	// openapi caches the rendered OpenAPI v3 documents.
+	openapi openAPICache
+	// openapiV2 caches /openapi/v2.
+	openapiV2 openAPIV2Cache
+}
+
+// New returns a discoveryServer for reg.
+func New(reg *registry.Registry) *Server {
+	return &Server{registry: reg}
+}
+
+// ServeNonResource serves everything that is not under a group-version.
+func (s *Server) ServeNonResource(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		request.WriteStatus(w, r, apistatus.PathNotFound())
 		return
@@ -116,9 +133,9 @@ func apiGroupDoc(g registry.APIGroup) apiGroupDocument {
 	return apiGroupDocument{Name: g.Name, Versions: versions, PreferredVersion: versions[0]}
 }
 
-// serveGroupVersionDiscovery serves the APIResourceList of /api/v1 or
+// ServeGroupVersion serves the APIResourceList of /api/v1 or
 // /apis/g/v.
-func (s *Server) serveGroupVersionDiscovery(w http.ResponseWriter, r *http.Request, group, version string) {
+func (s *Server) ServeGroupVersion(w http.ResponseWriter, r *http.Request, group, version string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		request.WriteStatus(w, r, apistatus.MethodNotAllowed())
 		return
@@ -249,5 +266,5 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 	w.Header().Set("Etag", `"`+strings.ToUpper(hex.EncodeToString(sum[:]))+`"`)
 	w.Header().Set("Vary", "Accept")
 	w.Header().Set("Cache-Control", "public")
-	request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r), ContentType: mediaAggregated}, http.StatusOK, body)
+	request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r), ContentType: MediaAggregated}, http.StatusOK, body)
 }

@@ -1,4 +1,4 @@
-package fakeapiserver
+package discovery
 
 // The legacy discovery documents as types, so that their members come in
 // the real server's order (kind and apiVersion first).

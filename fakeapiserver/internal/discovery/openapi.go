@@ -1,4 +1,4 @@
-package fakeapiserver
+package discovery
 
 import (
 	"net/http"
