@@ -42,6 +42,10 @@
 //     every verb (none, another CA's, a forbidden user's, an allowed one).
 //   - exec_plugin_test.go: the exec credential plugin the matrix's exec
 //     rows authenticate with.
+//   - hostileinput_test.go: requests an attacker would send the fake
+//     server (objects of tens of thousands of keys, a JSON patch of
+//     copies that double the document), each with its bound on time and
+//     heap.
 //   - limits_test.go: the server's limits on one client: watches per user,
 //     a watcher that stops reading.
 //   - leak_test.go: informers started and stopped by the thousand.

@@ -99,3 +99,35 @@ func AppendString(buf []byte, s string) []byte {
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }
+
+// EncodedSize returns the length of v's compact JSON encoding.
+func EncodedSize(v Value) int64 {
+	switch v.Kind {
+	case Object:
+		n := int64(2 + max(len(v.Obj)-1, 0)) // braces and commas
+		for i := range v.Obj {
+			n += stringSize(v.Obj[i].Key) + 1 + EncodedSize(v.Obj[i].Value)
+		}
+		return n
+	case Array:
+		n := int64(2 + max(len(v.Arr)-1, 0))
+		for i := range v.Arr {
+			n += EncodedSize(v.Arr[i])
+		}
+		return n
+	case String:
+		return stringSize(v.Str)
+	}
+	return int64(len(Append(nil, v)))
+}
+
+// stringSize returns the length of s as a JSON string literal, escaped as
+// AppendString escapes it; strings that need no escape are not copied.
+func stringSize(s string) int64 {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+			return int64(len(AppendString(nil, s)))
+		}
+	}
+	return int64(len(s) + 2)
+}

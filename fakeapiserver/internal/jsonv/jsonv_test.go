@@ -3,8 +3,11 @@ package jsonv
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -94,4 +97,60 @@ func FuzzParse(f *testing.F) {
 		require.NoError(t, db.Decode(&b))
 		assert.Equal(t, a, b)
 	})
+}
+
+// bigObject returns an object of n keys "k0".."k<n-1>", each holding a
+// short string, with the key "k0" once more at the end when dup is set.
+func bigObject(n int, dup bool) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":"v"`, i)
+	}
+	if dup {
+		b.WriteString(`,"k0":"again"`)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// An object of 150,000 keys parses in linear time, duplicates still found:
+// a scan of the members per key took minutes.
+func TestParseLargeObjectInLinearTime(t *testing.T) {
+	for _, n := range []int{80_000, 150_000} {
+		data := bigObject(n, true)
+		start := time.Now()
+		res, err := Parse(data)
+		took := time.Since(start)
+		require.NoError(t, err)
+		assert.Len(t, res.Value.Obj, n)
+		assert.Equal(t, []string{"k0"}, res.Duplicates)
+		assert.Equal(t, "again", res.Value.Get("k0").Str, "the last occurrence wins")
+		assert.Less(t, took, 3*time.Second, "%d keys took %v", n, took)
+		t.Logf("%d keys (%d KiB): %v", n, len(data)>>10, took)
+	}
+}
+
+// Equal is linear for large objects in any member order.
+func TestEqualLargeObjects(t *testing.T) {
+	a, err := Parse(bigObject(100_000, false))
+	require.NoError(t, err)
+	b := a.Value.Clone()
+	slices.Reverse(b.Obj)
+	start := time.Now()
+	assert.True(t, Equal(a.Value, b))
+	b.Obj[5].Value = NewString("other")
+	assert.False(t, Equal(a.Value, b))
+	assert.Less(t, time.Since(start), 3*time.Second)
+}
+
+func TestEncodedSize(t *testing.T) {
+	for _, s := range []string{`{}`, `[]`, `{"a":[1,2.5,{"b":null}],"<&>":"x\u2028\"y\u0001","é":true}`, `"plain"`, `[[],{},false]`} {
+		res, err := Parse([]byte(s))
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(Marshal(res.Value))), EncodedSize(res.Value), s)
+	}
 }

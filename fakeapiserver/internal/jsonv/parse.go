@@ -115,6 +115,9 @@ func (p *parser) object(depth int, path string) (Value, error) {
 		p.pos++
 		return v, nil
 	}
+	// index finds a key among the members once there are enough of them
+	// that a scan per key would make a large object quadratic to parse.
+	var index map[string]int
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -138,11 +141,20 @@ func (p *parser) object(depth int, path string) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		if i := v.Index(key); i >= 0 {
+		if i := memberIndex(&v, index, key); i >= 0 {
 			p.dups = append(p.dups, childPath)
 			v.Obj[i].Value = child
 		} else {
 			v.Obj = append(v.Obj, Member{Key: key, Value: child})
+			switch n := len(v.Obj); {
+			case index != nil:
+				index[key] = n - 1
+			case n == indexAbove:
+				index = make(map[string]int, 2*n)
+				for j := range v.Obj {
+					index[v.Obj[j].Key] = j
+				}
+			}
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -158,6 +170,22 @@ func (p *parser) object(depth int, path string) (Value, error) {
 			return Value{}, p.errorf("expected ',' or '}' in object")
 		}
 	}
+}
+
+// indexAbove is the member count from which an object being parsed keeps
+// a map of its keys; below it a scan is cheaper.
+const indexAbove = 32
+
+// memberIndex returns the position of key among v's members, through index
+// when there is one.
+func memberIndex(v *Value, index map[string]int, key string) int {
+	if index == nil {
+		return v.Index(key)
+	}
+	if i, ok := index[key]; ok {
+		return i
+	}
+	return -1
 }
 
 func (p *parser) array(depth int, path string) (Value, error) {

@@ -6,9 +6,10 @@
 // package keeps objects as ordered member lists and numbers as their literal
 // text.
 //
-// Files: value.go (the model and its accessors), parse.go (a strict parser
-// with a depth limit, reporting duplicate keys), encode.go (compact encoding
-// with the same string escaping as encoding/json).
+// Files: value.go (the model and its accessors; Equal in linear time),
+// parse.go (a strict parser with a depth limit, reporting duplicate keys,
+// found through a hash in large objects), encode.go (compact encoding with
+// the same string escaping as encoding/json, and EncodedSize).
 package jsonv
 
 // Kind is the JSON type of a Value.
@@ -164,16 +165,48 @@ func Equal(a, b Value) bool {
 		}
 		return true
 	case Object:
-		if len(a.Obj) != len(b.Obj) {
+		return equalObjects(a.Obj, b.Obj)
+	}
+	return false
+}
+
+// equalObjects compares two member lists regardless of order: member by
+// member while the keys line up (the usual case: one document and an edit
+// of it), then through a map of b's keys, so that large objects compare in
+// linear time.
+func equalObjects(a, b []Member) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	i := 0
+	for ; i < len(a) && a[i].Key == b[i].Key; i++ {
+		if !Equal(a[i].Value, b[i].Value) {
 			return false
 		}
-		for i := range a.Obj {
-			other := b.Get(a.Obj[i].Key)
-			if other == nil || !Equal(a.Obj[i].Value, *other) {
+	}
+	if i == len(a) {
+		return true
+	}
+	a, b = a[i:], b[i:]
+	if len(b) < indexAbove {
+		rest := Value{Kind: Object, Obj: b}
+		for j := range a {
+			other := rest.Get(a[j].Key)
+			if other == nil || !Equal(a[j].Value, *other) {
 				return false
 			}
 		}
 		return true
 	}
-	return false
+	index := make(map[string]int, len(b))
+	for j := range b {
+		index[b[j].Key] = j
+	}
+	for j := range a {
+		k, ok := index[a[j].Key]
+		if !ok || !Equal(a[j].Value, b[k].Value) {
+			return false
+		}
+	}
+	return true
 }

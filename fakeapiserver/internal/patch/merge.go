@@ -6,7 +6,7 @@
 // Errors come in two kinds, because the server answers them differently:
 // a *DecodeError means the patch itself is malformed (400 BadRequest); an
 // *ApplyError means a well-formed patch cannot apply to this document
-// (a failed test, a missing path: 422).
+// (a failed test, a missing path, copies past MaxCopyBytes: 422).
 package patch
 
 import (
@@ -59,6 +59,9 @@ func MergeValues(t, p jsonv.Value) jsonv.Value {
 	} else {
 		out = jsonv.NewObject()
 	}
+	if len(p.Obj) >= indexedPatch {
+		return mergeIndexed(out, p)
+	}
 	for _, m := range p.Obj {
 		if m.Value.Kind == jsonv.Null {
 			out.Delete(m.Key)
@@ -71,6 +74,48 @@ func MergeValues(t, p jsonv.Value) jsonv.Value {
 			cur = jsonv.Value{Kind: jsonv.Null}
 		}
 		out.Set(m.Key, MergeValues(cur, m.Value))
+	}
+	return out
+}
+
+// indexedPatch is the number of patch members from which MergeValues finds
+// keys through a map rather than a scan of the target per key (which
+// makes a large patch of a large object quadratic).
+const indexedPatch = 32
+
+// mergeIndexed is MergeValues' loop over a large patch: the same result
+// (kept keys keep their place, removed keys go, new keys are appended in
+// the patch's order) in time linear in both objects.
+func mergeIndexed(out, p jsonv.Value) jsonv.Value {
+	index := make(map[string]int, len(out.Obj)+len(p.Obj))
+	for i, m := range out.Obj {
+		index[m.Key] = i
+	}
+	gone := make(map[int]bool)
+	for _, m := range p.Obj {
+		i, ok := index[m.Key]
+		if m.Value.Kind == jsonv.Null {
+			if ok {
+				gone[i] = true
+				delete(index, m.Key)
+			}
+			continue
+		}
+		if ok {
+			out.Obj[i].Value = MergeValues(out.Obj[i].Value, m.Value)
+			continue
+		}
+		index[m.Key] = len(out.Obj)
+		out.Obj = append(out.Obj, jsonv.Member{Key: m.Key, Value: MergeValues(jsonv.Value{Kind: jsonv.Null}, m.Value)})
+	}
+	if len(gone) > 0 {
+		kept := out.Obj[:0]
+		for i, m := range out.Obj {
+			if !gone[i] {
+				kept = append(kept, m)
+			}
+		}
+		out.Obj = kept
 	}
 	return out
 }

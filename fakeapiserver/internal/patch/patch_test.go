@@ -2,8 +2,11 @@ package patch
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -126,4 +129,76 @@ func FuzzJSON(f *testing.F) {
 		}
 		require.True(t, json.Valid(jsonv.Marshal(got)))
 	})
+}
+
+// Copies that double the document 18 times (a 1.1 KB patch that would
+// grow 64 KiB to gigabytes) stop at MaxCopyBytes with the real server's
+// message.
+func TestJSONPatchCopiesAreBudgeted(t *testing.T) {
+	target := `{"data":{"a":"` + strings.Repeat("x", 64<<10) + `"}}`
+	var ops []string
+	for i := range 18 {
+		ops = append(ops, fmt.Sprintf(`{"op":"copy","from":"/data","path":"/data/c%d"}`, i))
+	}
+	patchDoc := "[" + strings.Join(ops, ",") + "]"
+	require.Less(t, len(patchDoc), 1200)
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := JSON([]byte(target), []byte(patchDoc))
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	var ae *ApplyError
+	require.ErrorAs(t, err, &ae)
+	assert.Regexp(t, `^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$`, ae.Msg)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated while patching")
+
+	// Copies within the budget apply.
+	doc, err := JSON([]byte(`{"a":{"b":1}}`), []byte(`[{"op":"copy","from":"/a","path":"/c"}]`))
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":{"b":1},"c":{"b":1}}`, string(jsonv.Marshal(doc)))
+}
+
+// A large merge patch gives what applying its members one at a time gives
+// (the scan each member used to take), in linear time.
+func TestLargeMergePatchMatchesMemberByMember(t *testing.T) {
+	var target, patchDoc strings.Builder
+	target.WriteString(`{`)
+	for i := range 200 {
+		if i > 0 {
+			target.WriteString(",")
+		}
+		fmt.Fprintf(&target, `"k%d":{"v":%d,"w":1}`, i, i)
+	}
+	target.WriteString(`}`)
+	patchDoc.WriteString(`{"k5":null,"k50":{"w":null,"x":2},"n1":{"a":null,"b":1},"k199":null,"k7":"flat"`)
+	for i := range 60 {
+		fmt.Fprintf(&patchDoc, `,"new%d":%d`, i, i)
+	}
+	patchDoc.WriteString(`}`)
+	got, err := Merge([]byte(target.String()), []byte(patchDoc.String()))
+	require.NoError(t, err)
+
+	tv, err := jsonv.Parse([]byte(target.String()))
+	require.NoError(t, err)
+	pv, err := jsonv.Parse([]byte(patchDoc.String()))
+	require.NoError(t, err)
+	want := tv.Value
+	for _, m := range pv.Value.Obj {
+		want = MergeValues(want, jsonv.Value{Kind: jsonv.Object, Obj: []jsonv.Member{m}})
+	}
+	assert.Equal(t, string(jsonv.Marshal(want)), string(jsonv.Marshal(got)))
+
+	var b strings.Builder
+	b.WriteString(`{`)
+	for i := range 100_000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"k%d":"v"`, i)
+	}
+	b.WriteString(`}`)
+	start := time.Now()
+	_, err = Merge([]byte(b.String()), []byte(strings.Replace(b.String(), `"v"`, `"w"`, -1)))
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 5*time.Second)
 }
