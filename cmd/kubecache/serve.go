@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"syscall"
 
@@ -65,7 +64,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	s := fakeapiserver.New(opts)
 	defer s.Close()
 	if len(loads) > 0 {
-		if err := s.LoadFiles(ctx, loads...); err != nil {
+		if err := loadManifests(ctx, s, loads); err != nil {
 			return fmt.Errorf("load manifests: %w", err)
 		}
 	}
@@ -75,7 +74,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	where := "no kubeconfig written (use --kubeconfig-out FILE)"
 	if kubeconfigOut != "" {
-		if err := os.WriteFile(kubeconfigOut, s.Kubeconfig(), 0o600); err != nil {
+		if err := writeKubeconfigFile(kubeconfigOut, s.Kubeconfig()); err != nil {
 			return fmt.Errorf("write kubeconfig: %w", err)
 		}
 		where = "kubeconfig " + kubeconfigOut
