@@ -129,7 +129,7 @@ func TestParseLargeObjectInLinearTime(t *testing.T) {
 		assert.Len(t, res.Value.Obj, n)
 		assert.Equal(t, []string{"k0"}, res.Duplicates)
 		assert.Equal(t, "again", res.Value.Get("k0").Str, "the last occurrence wins")
-		assert.Less(t, took, 3*time.Second, "%d keys took %v", n, took)
+		assert.Less(t, took, 20*time.Second, "%d keys took %v (a scan per key: minutes)", n, took)
 		t.Logf("%d keys (%d KiB): %v", n, len(data)>>10, took)
 	}
 }
@@ -144,7 +144,7 @@ func TestEqualLargeObjects(t *testing.T) {
 	assert.True(t, Equal(a.Value, b))
 	b.Obj[5].Value = NewString("other")
 	assert.False(t, Equal(a.Value, b))
-	assert.Less(t, time.Since(start), 3*time.Second)
+	assert.Less(t, time.Since(start), 20*time.Second)
 }
 
 func TestEncodedSize(t *testing.T) {

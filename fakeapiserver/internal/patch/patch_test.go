@@ -200,5 +200,5 @@ func TestLargeMergePatchMatchesMemberByMember(t *testing.T) {
 	start := time.Now()
 	_, err = Merge([]byte(b.String()), []byte(strings.Replace(b.String(), `"v"`, `"w"`, -1)))
 	require.NoError(t, err)
-	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Less(t, time.Since(start), 20*time.Second)
 }
