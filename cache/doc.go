@@ -48,6 +48,8 @@
 //	delta.go              DeltaType, Delta (with FinalStateUnknown), Deltas
 //	queue.go              Queue, the interface an informer drains; QueueOptions,
 //	                      KnownObjects, RequeueError, ErrClosed; what both queues share
+//	queue_core.go         queueCore, the lock, close gate, reads, Replace and Resync
+//	                      under both queues
 //	delta_fifo.go         DeltaFIFO: one entry per key, all its deltas at once
 //	fifo.go               FIFO: one entry per delta, in arrival order
 //	lister.go             Lister and NamespaceLister: reads by selector, name and namespace

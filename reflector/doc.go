@@ -104,6 +104,7 @@
 //	deadline.go             the clock-bound deadline of each watch request and stream
 //	resync.go               the resync timer
 //	error_policy.go         the error policy: Classify, Error, the protocol errors
+//	error_policy_client.go  what the policy reads from rest's errors (Status, Retry-After, bounds)
 //	backoff.go              exponential backoff with jitter
 //	resource_version.go     comparing resourceVersions
 //	trace.go                TraceEvent and its types

@@ -1,7 +1,3 @@
-// Package stack runs kubecache's own client stack — rest, reflector,
-// informer — against the e2e target: paginated and streaming lists, watches
-// from a resourceVersion, bookmarks, and the relist after a 410 forced by
-// restarting the server or compacting its storage.
 package stack
 
 import (
