@@ -46,13 +46,17 @@ BENCH_PKGS ?= ./bench/ ./meta/ ./watch/
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(BENCH_PKGS)
 
-# fuzz: a short run of every fuzz target (FUZZTIME each).
+# fuzz: a short run of every fuzz target (FUZZTIME each). The fuzzer
+# minimizes every new interesting input before going on, for up to 60 s
+# by default: a target whose inputs are slow to minimize (large JSON
+# documents) then looks stalled. FUZZMINIMIZETIME bounds that.
+FUZZMINIMIZETIME ?= 1s
 fuzz:
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
 	    echo "== $$pkg $$t ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg; \
 	  done; \
 	done
 
