@@ -92,10 +92,12 @@ func demoControls(s *fakeapiserver.Server, w *workload, con *console, tl timelin
 					s.CompactNow()
 					return err
 				}},
-			{ID: "throttle", Label: "429 Too Many Requests", Help: "cut the watch and answer the next two requests 429 with Retry-After: 1",
+			{ID: "throttle", Label: "429 Too Many Requests", Help: "cut the watch and answer the next two watch requests 429 with Retry-After: 1",
 				Do: func(context.Context) error {
-					say("cut the watch; the next 2 requests get 429")
-					s.FailNext(fakeapiserver.FailRule{Match: match, Count: 2, Code: 429, RetryAfterSeconds: 1})
+					say("cut the watch; the next 2 watch requests get 429")
+					watches := match
+					watches.Verb = "watch"
+					s.FailNext(fakeapiserver.FailRule{Match: watches, Count: 2, Code: 429, RetryAfterSeconds: 1})
 					s.CutWatches(match, fakeapiserver.CutAbort)
 					return nil
 				}},
