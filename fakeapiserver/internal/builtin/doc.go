@@ -12,7 +12,11 @@
 // from the real server's defaulters (the pkg/apis/*/v1 defaults and the
 // generated defaulting of each kind) at the 1.37 feature gate defaults.
 //
-// Files: defaults.go (the kind table and Default), defaults_pod.go (pod
+// Write ties them together in the real server's order for one create or
+// update (Write.Create, Write.Update); the server calls it between
+// decoding a body and computing managedFields.
+//
+// Files: write.go (Write, Kind, Invalid), defaults.go (the kind table and Default), defaults_pod.go (pod
 // spec, containers, probes, volumes), defaults_workloads.go (apps, batch,
 // ReplicationController, PodTemplate), defaults_core.go (Service, Secret,
 // volumes and claims, Endpoints, Namespace, Node, LimitRange),

@@ -22,7 +22,7 @@ type validation func(v *validator, m *meta.ObjectMeta, obj *jsonv.Value)
 // validations maps "group/Kind" to the checks of that kind.
 var validations = map[string]validation{
 	"/Pod": func(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-		v.podSpec("spec", child(obj, "spec"), podOptions{})
+		v.podSpec("spec", sub(obj, "spec"), podOptions{})
 	},
 	"/PodTemplate":           validatePodTemplate,
 	"/ReplicationController": validateReplicationController,
@@ -61,7 +61,7 @@ var validations = map[string]validation{
 // valid) for a 422 Invalid. Metadata rules common to every kind are the
 // server's; Validate adds the kind's own (a CronJob's name length, a
 // PriorityClass's reserved prefix). obj holds the members other than
-// kind, apiVersion and metadata; it is not changed.
+// kind, apiVersion and metadata; it is only read.
 func Validate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value) []FieldError {
 	check, ok := validations[group+"/"+kind]
 	if !ok || obj == nil || obj.Kind != jsonv.Object {
@@ -70,12 +70,19 @@ func Validate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value) []FieldE
 	if m == nil {
 		m = &meta.ObjectMeta{}
 	}
-	// The checks read through child, which would add absent structs;
-	// work on a copy so the caller's object stays as it was.
-	c := obj.Clone()
 	v := &validator{}
-	check(v, m, &c)
+	check(v, m, obj)
 	return v.errs
+}
+
+// sub returns the object under key for reading: an empty object when it
+// is absent, null or not an object, so the checks see a Go struct's zero
+// value without changing the document.
+func sub(v *jsonv.Value, key string) *jsonv.Value {
+	if c := present(v, key); c != nil {
+		return c
+	}
+	return &jsonv.Value{Kind: jsonv.Object}
 }
 
 func (v *validator) add(e FieldError) { v.errs = append(v.errs, e) }

@@ -16,7 +16,7 @@ import (
 const maxDataBytes = 1 << 20
 
 func validateService(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	typ := str(spec, "type")
 	ports := items(spec, "ports")
 	headless := str(spec, "clusterIP") == "None"
@@ -159,7 +159,7 @@ func (v *validator) accessModes(field string, spec *jsonv.Value, requiredDetail 
 }
 
 func validatePVC(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	v.pvcSpec("spec", spec)
 }
 
@@ -190,7 +190,7 @@ var pvSources = []string{
 }
 
 func validatePV(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	v.accessModes("spec.accessModes", spec, "")
 	capacity := present(spec, "capacity")
 	if capacity == nil || len(capacity.Obj) == 0 {

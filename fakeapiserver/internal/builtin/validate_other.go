@@ -32,7 +32,7 @@ func validateRole(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 }
 
 func validateRoleBinding(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
-	ref := child(obj, "roleRef")
+	ref := sub(obj, "roleRef")
 	if g := str(ref, "apiGroup"); g != "rbac.authorization.k8s.io" {
 		v.notSupported("roleRef.apiGroup", g, "rbac.authorization.k8s.io")
 	}
@@ -111,7 +111,7 @@ func validatePriorityClass(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
 }
 
 func validateHPA(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	minR, hasMin := integer(spec, "minReplicas")
 	maxR, _ := integer(spec, "maxReplicas")
 	if hasMin && minR < 1 {
@@ -123,7 +123,7 @@ func validateHPA(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	if hasMin && maxR < minR {
 		v.invalidRaw("spec.maxReplicas", strconv.FormatInt(maxR, 10), "must be greater than or equal to `minReplicas`")
 	}
-	ref := child(spec, "scaleTargetRef")
+	ref := sub(spec, "scaleTargetRef")
 	if str(ref, "kind") == "" {
 		v.required("spec.scaleTargetRef.kind", "")
 	}
@@ -136,7 +136,7 @@ func validateHPA(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 }
 
 func validatePDB(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	minA, maxU := spec.Get("minAvailable"), spec.Get("maxUnavailable")
 	if minA != nil && minA.Kind != jsonv.Null && maxU != nil && maxU.Kind != jsonv.Null {
 		sel := "null"
@@ -155,7 +155,7 @@ func validatePDB(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 }
 
 func validateIngress(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	for i, r := range items(spec, "rules") {
 		p := index("spec.rules", i)
 		if h := str(r, "host"); h != "" {
@@ -187,7 +187,7 @@ func validateIngress(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 }
 
 func validateNetworkPolicy(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	v.selector("spec.podSelector", readSelector(spec, "podSelector"))
 	for _, dir := range []string{"ingress", "egress"} {
 		for i, rule := range items(spec, dir) {

@@ -344,5 +344,5 @@ func (v *validator) podTemplate(path string, t *jsonv.Value) {
 	if md != nil {
 		v.labels(path+".metadata.labels", stringMap(md, "labels"))
 	}
-	v.podSpec(path+".spec", child(t, "spec"), podOptions{})
+	v.podSpec(path+".spec", sub(t, "spec"), podOptions{})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -43,8 +44,11 @@ func TestValidateMatchesRealServer(t *testing.T) {
 			m.UID = "00000000-0000-0000-0000-000000000001"
 			Default(gvk.Group, gvk.Version, gvk.Kind, m, &obj)
 			require.NoError(t, PrepareCreate(gvk.Group, gvk.Kind, m, &obj, Env{Now: time.Unix(0, 0)}))
+			before := string(jsonv.Marshal(obj))
 			var got []string
-			for _, e := range Validate(gvk.Group, gvk.Kind, m, &obj) {
+			errs := Validate(gvk.Group, gvk.Kind, m, &obj)
+			assert.Equal(t, before, string(jsonv.Marshal(obj)), "Validate changed the object")
+			for _, e := range errs {
 				got = append(got, causeString(meta.StatusCause{Type: e.Type, Field: e.Field, Message: Message(e)}))
 			}
 			var wantS []string

@@ -41,8 +41,7 @@ func ValidateUpdate(group, kind string, m *meta.ObjectMeta, obj, old *jsonv.Valu
 	}
 	v := &validator{}
 	if rule := updateRules[group+"/"+kind]; rule != nil && old != nil && old.Kind == jsonv.Object {
-		c, o := obj.Clone(), old.Clone()
-		rule(v, &c, &o)
+		rule(v, obj, old)
 	}
 	if group+"/"+kind == "batch/CronJob" {
 		short := *m
@@ -94,7 +93,7 @@ func secretUpdate(v *validator, obj, old *jsonv.Value) {
 }
 
 func serviceUpdate(v *validator, obj, old *jsonv.Value) {
-	spec, oldSpec := child(obj, "spec"), child(old, "spec")
+	spec, oldSpec := sub(obj, "spec"), sub(old, "spec")
 	oldIP := str(oldSpec, "clusterIP")
 	if oldIP == "" || str(oldSpec, "type") == "ExternalName" || str(spec, "type") == "ExternalName" {
 		return
@@ -112,7 +111,7 @@ func serviceUpdate(v *validator, obj, old *jsonv.Value) {
 
 // selectorUpdate forbids changing a workload's selector.
 func selectorUpdate(v *validator, obj, old *jsonv.Value) {
-	spec, oldSpec := child(obj, "spec"), child(old, "spec")
+	spec, oldSpec := sub(obj, "spec"), sub(old, "spec")
 	if !same(spec, oldSpec, "selector") {
 		shown := "null"
 		if s := spec.Get("selector"); s != nil {
@@ -123,7 +122,7 @@ func selectorUpdate(v *validator, obj, old *jsonv.Value) {
 }
 
 func statefulSetUpdate(v *validator, obj, old *jsonv.Value) {
-	spec, oldSpec := child(obj, "spec"), child(old, "spec")
+	spec, oldSpec := sub(obj, "spec"), sub(old, "spec")
 	for _, k := range []string{"serviceName", "podManagementPolicy"} {
 		if !same(spec, oldSpec, k) {
 			v.invalid("spec."+k, str(spec, k), "field is immutable")
@@ -139,7 +138,7 @@ func statefulSetUpdate(v *validator, obj, old *jsonv.Value) {
 // real server shows the template as its internal Go struct; the fake
 // shows the JSON) and, unless indexed, its completions.
 func jobUpdate(v *validator, obj, old *jsonv.Value) {
-	spec, oldSpec := child(obj, "spec"), child(old, "spec")
+	spec, oldSpec := sub(obj, "spec"), sub(old, "spec")
 	if !same(spec, oldSpec, "selector") {
 		shown := "null"
 		if s := spec.Get("selector"); s != nil {
@@ -164,7 +163,7 @@ func roleRefUpdate(v *validator, obj, old *jsonv.Value) {
 	if same(obj, old, "roleRef") {
 		return
 	}
-	ref := child(obj, "roleRef")
+	ref := sub(obj, "roleRef")
 	v.invalidRaw("roleRef", `{"APIGroup":`+strconv.Quote(str(ref, "apiGroup"))+`,"Kind":`+strconv.Quote(str(ref, "kind"))+`,"Name":`+strconv.Quote(str(ref, "name"))+`}`, "field is immutable")
 }
 
@@ -186,7 +185,7 @@ var podMutable = map[string]bool{
 // period raised to 1, removed scheduling gates. The real message ends
 // with a diff of the internal Go struct, which the fake leaves out.
 func podUpdate(v *validator, obj, old *jsonv.Value) {
-	spec, oldSpec := child(obj, "spec"), child(old, "spec")
+	spec, oldSpec := sub(obj, "spec"), sub(old, "spec")
 	changed := false
 	seen := map[string]bool{}
 	for _, s := range []*jsonv.Value{spec, oldSpec} {
@@ -224,7 +223,7 @@ func podUpdate(v *validator, obj, old *jsonv.Value) {
 // and volume attributes class. The real message ends with a diff of the
 // internal Go struct, which the fake leaves out.
 func pvcUpdate(v *validator, obj, old *jsonv.Value) {
-	spec, oldSpec := child(obj, "spec"), child(old, "spec")
+	spec, oldSpec := sub(obj, "spec"), sub(old, "spec")
 	a, b := spec.Clone(), oldSpec.Clone()
 	for _, s := range []*jsonv.Value{&a, &b} {
 		s.Delete("volumeAttributesClassName")

@@ -31,7 +31,7 @@ func (v *validator) replicaTemplate(path string, t *jsonv.Value, sel *labelSelec
 		v.invalidRaw(path+".metadata.labels", shownMap(templateLabels(t)), "`selector` does not match template `labels`")
 	}
 	v.podTemplate(path, t)
-	spec := child(t, "spec")
+	spec := sub(t, "spec")
 	if rp := str(spec, "restartPolicy"); rp != "Always" {
 		v.notSupported(path+".spec.restartPolicy", rp, "Always")
 	}
@@ -56,11 +56,11 @@ func (v *validator) requiredSelector(path string, spec *jsonv.Value, emptyMsg st
 }
 
 func validateDeployment(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	v.nonNegative(spec, "replicas", "spec.replicas")
 	sel := v.requiredSelector("spec.selector", spec, "empty selector is invalid for deployment")
 	v.replicaTemplate("spec.template", present(spec, "template"), sel)
-	v.deploymentStrategy("spec.strategy", child(spec, "strategy"))
+	v.deploymentStrategy("spec.strategy", sub(spec, "strategy"))
 	v.nonNegative(spec, "minReadySeconds", "spec.minReadySeconds")
 	v.nonNegative(spec, "revisionHistoryLimit", "spec.revisionHistoryLimit")
 	if pds, ok := integer(spec, "progressDeadlineSeconds"); ok {
@@ -143,7 +143,7 @@ func shownIntOrString(val *jsonv.Value) string {
 }
 
 func validateReplicaSet(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	v.nonNegative(spec, "replicas", "spec.replicas")
 	v.nonNegative(spec, "minReadySeconds", "spec.minReadySeconds")
 	sel := v.requiredSelector("spec.selector", spec, "empty selector is invalid for deployment")
@@ -151,7 +151,7 @@ func validateReplicaSet(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 }
 
 func validateDaemonSet(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	sel := v.requiredSelector("spec.selector", spec, "empty selector is invalid for daemonset")
 	if sel != nil && !sel.empty() && !sel.matches(templateLabels(present(spec, "template"))) {
 		v.invalidRaw("spec.template.metadata.labels", shownMap(templateLabels(present(spec, "template"))), "`selector` does not match template `labels`")
@@ -162,7 +162,7 @@ func validateDaemonSet(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		return
 	}
 	v.podTemplate("spec.template", t)
-	if rp := str(child(t, "spec"), "restartPolicy"); rp != "Always" {
+	if rp := str(sub(t, "spec"), "restartPolicy"); rp != "Always" {
 		v.notSupported("spec.template.spec.restartPolicy", rp, "Always")
 	}
 	v.nonNegative(spec, "minReadySeconds", "spec.minReadySeconds")
@@ -170,7 +170,7 @@ func validateDaemonSet(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 }
 
 func validateStatefulSet(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	switch p := str(spec, "podManagementPolicy"); p {
 	case "OrderedReady", "Parallel":
 	case "":
@@ -204,13 +204,13 @@ func validateStatefulSet(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		v.invalidRaw("spec.template.metadata.labels", shownMap(templateLabels(t)), "`selector` does not match template `labels`")
 	}
 	v.podTemplate("spec.template", t)
-	if rp := str(child(t, "spec"), "restartPolicy"); rp != "Always" {
+	if rp := str(sub(t, "spec"), "restartPolicy"); rp != "Always" {
 		v.notSupported("spec.template.spec.restartPolicy", rp, "Always")
 	}
 }
 
 func validateJob(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	if ms := spec.Get("manualSelector"); ms != nil && ms.Kind == jsonv.Bool && ms.B {
 		if sel := readSelector(spec, "selector"); sel == nil {
 			v.required("spec.selector", "")
@@ -241,9 +241,9 @@ func (v *validator) jobSpec(path string, spec *jsonv.Value) {
 	default:
 		v.notSupported(path+".completionMode", mode, "NonIndexed", "Indexed")
 	}
-	t := child(spec, "template")
+	t := sub(spec, "template")
 	v.podTemplate(path+".template", t)
-	rp := str(child(t, "spec"), "restartPolicy")
+	rp := str(sub(t, "spec"), "restartPolicy")
 	switch {
 	case rp == "Always" || rp == "":
 		v.required(path+".template.spec.restartPolicy", `valid values: "OnFailure", "Never"`)
@@ -258,7 +258,7 @@ func validateCronJob(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
 	if len(m.Name) > 52 {
 		v.invalid("metadata.name", m.Name, "must be no more than 52 characters")
 	}
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	sched := str(spec, "schedule")
 	if sched == "" {
 		v.required("spec.schedule", "")
@@ -275,13 +275,13 @@ func validateCronJob(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
 	v.nonNegative(spec, "startingDeadlineSeconds", "spec.startingDeadlineSeconds")
 	v.nonNegative(spec, "successfulJobsHistoryLimit", "spec.successfulJobsHistoryLimit")
 	v.nonNegative(spec, "failedJobsHistoryLimit", "spec.failedJobsHistoryLimit")
-	if jt := child(spec, "jobTemplate"); jt != nil {
-		v.jobSpec("spec.jobTemplate.spec", child(jt, "spec"))
+	if jt := sub(spec, "jobTemplate"); jt != nil {
+		v.jobSpec("spec.jobTemplate.spec", sub(jt, "spec"))
 	}
 }
 
 func validateReplicationController(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	spec := child(obj, "spec")
+	spec := sub(obj, "spec")
 	v.nonNegative(spec, "replicas", "spec.replicas")
 	v.nonNegative(spec, "minReadySeconds", "spec.minReadySeconds")
 	sel := stringMap(spec, "selector")
@@ -302,11 +302,11 @@ func validateReplicationController(v *validator, _ *meta.ObjectMeta, obj *jsonv.
 		}
 	}
 	v.podTemplate("spec.template", t)
-	if rp := str(child(t, "spec"), "restartPolicy"); rp != "Always" {
+	if rp := str(sub(t, "spec"), "restartPolicy"); rp != "Always" {
 		v.notSupported("spec.template.spec.restartPolicy", rp, "Always")
 	}
 }
 
 func validatePodTemplate(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-	v.podTemplate("template", child(obj, "template"))
+	v.podTemplate("template", sub(obj, "template"))
 }
