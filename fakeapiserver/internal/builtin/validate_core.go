@@ -104,7 +104,7 @@ func validateConfigMap(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		}
 	}
 	if size > maxDataBytes {
-		v.add(FieldError{Type: apistatus.CauseFieldValueTooLong, Field: "", Detail: "must have at most " + strconv.Itoa(maxDataBytes) + " bytes"})
+		v.add(FieldError{Type: apistatus.CauseFieldValueTooLong, Field: "[]", Detail: "may not be more than " + strconv.Itoa(maxDataBytes) + " bytes"})
 	}
 }
 
@@ -138,7 +138,7 @@ func validateSecret(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
 		}
 	}
 	if size > maxDataBytes {
-		v.add(FieldError{Type: apistatus.CauseFieldValueTooLong, Field: "data", Detail: "must have at most " + strconv.Itoa(maxDataBytes) + " bytes"})
+		v.add(FieldError{Type: apistatus.CauseFieldValueTooLong, Field: "data", Detail: "may not be more than " + strconv.Itoa(maxDataBytes) + " bytes"})
 	}
 }
 

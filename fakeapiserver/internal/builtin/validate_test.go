@@ -81,3 +81,27 @@ func TestValidateAcceptsWhatTheRealServerAccepts(t *testing.T) {
 		})
 	}
 }
+
+// TestDataSizeLimit checks the 1 MiB limit of ConfigMap and Secret data
+// with the real server's causes (too large for testdata files).
+func TestDataSizeLimit(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	cm := jsonv.NewObject()
+	cm.Set("data", object(jsonv.Member{Key: "a", Value: jsonv.NewString(big)}, jsonv.Member{Key: "b", Value: jsonv.NewString("y")}))
+	errs := Validate("", "ConfigMap", &meta.ObjectMeta{Name: "c"}, &cm)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "[]: Too long: may not be more than 1048576 bytes", errs[0].String())
+
+	exact := jsonv.NewObject()
+	exact.Set("data", object(jsonv.Member{Key: "a", Value: jsonv.NewString(big)}))
+	assert.Empty(t, Validate("", "ConfigMap", &meta.ObjectMeta{Name: "c"}, &exact), "exactly 1 MiB is allowed")
+
+	secret := jsonv.NewObject()
+	secret.Set("stringData", object(jsonv.Member{Key: "a", Value: jsonv.NewString(big)}, jsonv.Member{Key: "b", Value: jsonv.NewString("y")}))
+	m := &meta.ObjectMeta{Name: "s"}
+	Default("", "v1", "Secret", m, &secret)
+	require.NoError(t, PrepareCreate("", "Secret", m, &secret, Env{}))
+	errs = Validate("", "Secret", m, &secret)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "data: Too long: may not be more than 1048576 bytes", errs[0].String())
+}
