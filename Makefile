@@ -63,12 +63,14 @@ fuzz:
 # chaos: the long form of internal/reliability — the chaos test for
 # CHAOSTIME (default 2m) with a seeded fault plan (CHAOSSEED=0 picks one and
 # prints it), the fault matrix with its long rows (the 128 MiB frame) and
-# the leak test at 1,000 informers; then the reflector's own randomized
-# test for the same time (KUBECACHE_CHAOS_SEED=<seed> replays a schedule).
+# the leak test at 1,000 informers, the servers of the chaos test and of
+# every matrix row flooded meanwhile with idle, stalled and HTTP/2-preface
+# connections (-chaos.flood); then the reflector's own randomized test for
+# the same time (KUBECACHE_CHAOS_SEED=<seed> replays a schedule).
 # The short form runs in make test.
 chaos:
 	$(GO) test -race -count=1 -v -timeout 30m -run '^(TestChaos|TestFaultMatrix|TestThousandInformersLeaveNothingBehind)$$' ./internal/reliability \
-	  -reliability.long -chaos.duration=$(or $(CHAOSTIME),2m) -chaos.seed=$(or $(CHAOSSEED),0)
+	  -reliability.long -chaos.flood -chaos.duration=$(or $(CHAOSTIME),2m) -chaos.seed=$(or $(CHAOSSEED),0)
 	KUBECACHE_CHAOS_BUDGET=$(or $(CHAOSTIME),2m) $(GO) test -race -count=1 -v -timeout 30m -run '^TestChaos$$' ./reflector/
 
 # demo: the fake API server, a workload and a reflector narrating itself,

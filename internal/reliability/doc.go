@@ -42,6 +42,9 @@
 //     every verb (none, another CA's, a forbidden user's, an allowed one).
 //   - exec_plugin_test.go: the exec credential plugin the matrix's exec
 //     rows authenticate with.
+//   - attackers_test.go: with -chaos.flood (make chaos), waves of idle,
+//     stalled and HTTP/2-preface connections against the server of every
+//     matrix row and of the chaos test.
 //   - hostileinput_test.go: requests an attacker would send the fake
 //     server (objects of tens of thousands of keys, a JSON patch of
 //     copies that double the document), each with its bound on time and
@@ -52,6 +55,6 @@
 //   - fuzz_test.go: fuzz targets for parsers of network input that had
 //     none (discovery documents).
 //   - flags_test.go: the flags of the long form (-reliability.long,
-//     -chaos.duration, -chaos.seed, and -matrix.out in matrix_test.go).
+//     -chaos.flood, -chaos.duration, -chaos.seed, and -matrix.out in matrix_test.go).
 //   - example_test.go: the runnable examples.
 package reliability

@@ -194,6 +194,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		e.addr = strings.TrimPrefix(p.URL(), "http://")
 	}
 	e.direct = e.newClient(e.srv.URL())
+	e.startAttackers()
 	if !o.noStepper {
 		e.startStepper()
 	}
