@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -35,7 +36,11 @@ func Await[T meta.Object](t testing.TB, c *Cluster, resource, what string, cond 
 		}
 	})
 	if !ok {
-		t.Fatalf("timed out after %s waiting for %s", AwaitTimeout, what)
+		seen, _ := json.Marshal(objs)
+		if len(seen) > 8192 {
+			seen = append(seen[:8192], "…"...)
+		}
+		t.Fatalf("timed out after %s waiting for %s; last seen: %s", AwaitTimeout, what, seen)
 	}
 	return objs
 }

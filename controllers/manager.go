@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kubecache/kubecache/controllers/deployment"
 	"github.com/kubecache/kubecache/controllers/kit"
 	"github.com/kubecache/kubecache/controllers/kubelet"
 	"github.com/kubecache/kubecache/controllers/replicaset"
@@ -84,6 +85,8 @@ func New(client *rest.Client, opts Options) (*Manager, error) {
 // build returns the named controller.
 func build(env kit.Env, name string, opts Options) (runner, error) {
 	switch name {
+	case Deployment:
+		return deployment.New(env, deployment.Options{})
 	case ReplicaSet:
 		return replicaset.New(env, replicaset.Options{})
 	case Scheduler:

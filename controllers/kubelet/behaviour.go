@@ -1,8 +1,8 @@
 package kubelet
 
 import (
-	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kubecache/kubecache/controllers/api"
@@ -41,7 +41,8 @@ type Behaviour struct {
 }
 
 // Rule gives a Behaviour to the pods whose first container's image
-// matches Image, a path.Match pattern ("*crash*", "busybox:*").
+// matches Image, a pattern where '*' stands for any run of characters,
+// slashes included ("*crash*", "busybox:*").
 type Rule struct {
 	Image     string
 	Behaviour Behaviour
@@ -70,7 +71,7 @@ func behaviourOf(p *api.Pod, rules []Rule) Behaviour {
 	matched := false
 	if len(p.Spec.Containers) > 0 {
 		for _, r := range rules {
-			if ok, _ := path.Match(r.Image, p.Spec.Containers[0].Image); ok {
+			if globMatch(r.Image, p.Spec.Containers[0].Image) {
 				b, matched = r.Behaviour, true
 				break
 			}
@@ -106,4 +107,25 @@ func behaviourOf(p *api.Pod, rules []Rule) Behaviour {
 		b.NeverReady = v
 	}
 	return b
+}
+
+// globMatch reports whether s matches pattern, where '*' matches any run
+// of characters.
+func globMatch(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
 }

@@ -101,6 +101,9 @@ func (k *Kubelet) NodeNames() []string {
 // until ctx is cancelled.
 func (k *Kubelet) Run(ctx context.Context) error {
 	if err := k.registerAll(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	var wg sync.WaitGroup
