@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
@@ -33,10 +34,10 @@ const adminPrefix = "/kubecache-admin/"
 func isAdminPath(p string) bool { return strings.HasPrefix(p, adminPrefix) }
 
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
-	if s.authEnabled() {
-		token, ok := bearerToken(r)
+	if s.auth.Enabled() {
+		token, ok := auth.BearerToken(r)
 		if !ok || s.opts.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.AdminToken)) != 1 {
-			request.WriteStatus(w, r, errUnauthorized())
+			request.WriteStatus(w, r, auth.Unauthorized())
 			return
 		}
 	}
@@ -82,7 +83,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.FailNext(rule)
 	case "delay":
 		var req struct {
-			Match
+			request.Match
 			Count int    `json:"count"`
 			Delay string `json:"delay"`
 		}
@@ -97,7 +98,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.DelayNext(DelayRule{Match: req.Match, Count: req.Count, Delay: d})
 	case "expire-continue":
 		var req struct {
-			Match
+			request.Match
 			Count        int  `json:"count"`
 			Inconsistent bool `json:"inconsistent"`
 		}
@@ -107,7 +108,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.ExpireNextContinue(req.Match, req.Count, req.Inconsistent)
 	case "cut-watches":
 		var req struct {
-			Match
+			request.Match
 			Mode string `json:"mode"`
 		}
 		if !decode(&req) {
@@ -126,13 +127,13 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		result["count"] = s.CutWatches(req.Match, mode)
 	case "corrupt-next-frame":
-		var m Match
+		var m request.Match
 		if !decode(&m) {
 			return
 		}
 		result["count"] = s.CorruptNextWatchFrame(m)
 	case "stall-watches":
-		var m Match
+		var m request.Match
 		if !decode(&m) {
 			return
 		}

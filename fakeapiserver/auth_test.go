@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/meta"
 )
 
 func TestTokenAuthAndForbidRules(t *testing.T) {
 	s, c := newTestServer(t, Options{
 		Tokens: map[string]User{"admin-token": {Name: "admin"}, "dev-token": {Name: "dev"}},
-		Forbid: []ForbidRule{{User: "dev", Match: Match{Verb: "list", Resource: "secrets"}}, {User: "dev", Match: Match{Verb: "impersonate"}}},
+		Forbid: []ForbidRule{{User: "dev", Match: request.Match{Verb: "list", Resource: "secrets"}}, {User: "dev", Match: request.Match{Verb: "impersonate"}}},
 	})
 	r := c.get(cmPath)
 	require.Equal(t, http.StatusUnauthorized, r.code)
@@ -89,7 +90,7 @@ func TestWatchOverHTTP2IsCutMidFrame(t *testing.T) {
 	w := c.watch(cmPath + "?watch=1&resourceVersion=" + rvOf(t, a))
 	c.mustCreate(cmPath, `{"metadata":{"name":"b"}}`)
 	assert.Equal(t, "ADDED", w.next().Type)
-	require.Equal(t, 1, s.CutWatches(Match{Resource: "configmaps"}, CutMidFrame))
+	require.Equal(t, 1, s.CutWatches(request.Match{Resource: "configmaps"}, CutMidFrame))
 	err := w.end()
 	assert.Error(t, err, "a stream reset mid-frame is an error for the client")
 	assert.Equal(t, http.StatusOK, c.get(cmPath).code, "other streams on the connection are unaffected")

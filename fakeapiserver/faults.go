@@ -23,33 +23,12 @@ import (
 // Match selects requests (or open watches) by verb, resource and
 // namespace; an empty field matches anything. Resource is the plural name,
 // optionally qualified by group: "pods", "deployments.apps".
-type Match struct {
-	Verb      string `json:"verb,omitempty"`
-	Resource  string `json:"resource,omitempty"`
-	Namespace string `json:"namespace,omitempty"`
-}
-
-func (m Match) matches(verb string, info request.Info) bool {
-	if m.Verb != "" && m.Verb != verb {
-		return false
-	}
-	if m.Namespace != "" && m.Namespace != info.Namespace {
-		return false
-	}
-	return m.matchesResource(info.Group, info.Resource)
-}
-
-func (m Match) matchesResource(group, resource string) bool {
-	if m.Resource == "" {
-		return true
-	}
-	return m.Resource == resource || m.Resource == resource+"."+group
-}
+type Match = request.Match
 
 // FailRule makes the next Count requests that match answer with an error
 // instead of being served.
 type FailRule struct {
-	Match
+	request.Match
 	// Count is how many requests fail; 0 means 1.
 	Count int `json:"count,omitempty"`
 	// Code is the HTTP status: 429, 500, 503, 504, 410, 401, 403…
@@ -66,7 +45,7 @@ type FailRule struct {
 // DelayRule holds the next Count matching requests for Delay (by the
 // server's Clock) before serving them.
 type DelayRule struct {
-	Match
+	request.Match
 	Count int           `json:"count,omitempty"`
 	Delay time.Duration `json:"delay"`
 }
@@ -100,7 +79,7 @@ type faults struct {
 }
 
 type continueFault struct {
-	Match
+	request.Match
 	count        int
 	inconsistent bool
 }
@@ -143,7 +122,7 @@ func (s *Server) DelayNext(rule DelayRule) {
 // token for resources matching m answer 410 Expired. inconsistent adds the
 // token that resumes at the latest resourceVersion, as the real server
 // does after compaction.
-func (s *Server) ExpireNextContinue(m Match, count int, inconsistent bool) {
+func (s *Server) ExpireNextContinue(m request.Match, count int, inconsistent bool) {
 	if count <= 0 {
 		count = 1
 	}
@@ -193,7 +172,7 @@ func (s *Server) ResourceVersion() int64 { return s.store.ResourceVersion() }
 
 // CutWatches ends every open watch that m matches (Verb is ignored) and
 // returns how many.
-func (s *Server) CutWatches(m Match, mode CutMode) int {
+func (s *Server) CutWatches(m request.Match, mode CutMode) int {
 	reason := storage.StopCut
 	switch mode {
 	case CutMidFrame:
@@ -203,7 +182,7 @@ func (s *Server) CutWatches(m Match, mode CutMode) int {
 	}
 	var hit []*storage.Watcher
 	s.store.EachWatcher(func(w *storage.Watcher) {
-		if (m.Namespace == "" || m.Namespace == w.Info.Namespace) && m.matchesResource(w.Info.Group, w.Info.Resource) {
+		if (m.Namespace == "" || m.Namespace == w.Info.Namespace) && m.MatchesResource(w.Info.Group, w.Info.Resource) {
 			hit = append(hit, w)
 		}
 	})
@@ -219,10 +198,10 @@ func (s *Server) CutWatches(m Match, mode CutMode) int {
 // matches go out as a malformed frame ({"type":…,"object":{not json}}) and
 // returns how many watches were marked. The event itself is lost; the
 // stream goes on.
-func (s *Server) CorruptNextWatchFrame(m Match) int {
+func (s *Server) CorruptNextWatchFrame(m request.Match) int {
 	n := 0
 	s.store.EachWatcher(func(w *storage.Watcher) {
-		if (m.Namespace == "" || m.Namespace == w.Info.Namespace) && m.matchesResource(w.Info.Group, w.Info.Resource) {
+		if (m.Namespace == "" || m.Namespace == w.Info.Namespace) && m.MatchesResource(w.Info.Group, w.Info.Resource) {
 			w.MarkCorrupt()
 			n++
 		}
@@ -234,10 +213,10 @@ func (s *Server) CorruptNextWatchFrame(m Match) int {
 // StallWatches makes every open watch that m matches stop reading its
 // queue, so the slow-watcher rule closes it once the queue fills. It
 // returns how many.
-func (s *Server) StallWatches(m Match) int {
+func (s *Server) StallWatches(m request.Match) int {
 	n := 0
 	s.store.EachWatcher(func(w *storage.Watcher) {
-		if (m.Namespace == "" || m.Namespace == w.Info.Namespace) && m.matchesResource(w.Info.Group, w.Info.Resource) {
+		if (m.Namespace == "" || m.Namespace == w.Info.Namespace) && m.MatchesResource(w.Info.Group, w.Info.Resource) {
 			w.MarkStalled()
 			n++
 		}
@@ -268,7 +247,7 @@ func (f *faults) apply(w http.ResponseWriter, r *http.Request, info request.Info
 	f.mu.Lock()
 	var delay time.Duration
 	for i, d := range f.delays {
-		if d.matches(verb, info) {
+		if d.Matches(verb, info) {
 			delay = d.Delay
 			if d.Count--; d.Count == 0 {
 				f.delays = append(f.delays[:i], f.delays[i+1:]...)
@@ -278,7 +257,7 @@ func (f *faults) apply(w http.ResponseWriter, r *http.Request, info request.Info
 	}
 	var fail *FailRule
 	for i, rule := range f.fails {
-		if rule.matches(verb, info) {
+		if rule.Matches(verb, info) {
 			c := *rule
 			fail = &c
 			if rule.Count--; rule.Count == 0 {
@@ -366,7 +345,7 @@ func (f *faults) takeContinueExpiry(res *registry.Resource) *continueFault {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, c := range f.expireContinue {
-		if c.matchesResource(res.Group, res.Name) {
+		if c.MatchesResource(res.Group, res.Name) {
 			cp := *c
 			if c.count--; c.count == 0 {
 				f.expireContinue = append(f.expireContinue[:i], f.expireContinue[i+1:]...)

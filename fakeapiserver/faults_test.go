@@ -12,11 +12,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 func TestFailNext(t *testing.T) {
 	s, c := newTestServer(t, Options{})
-	s.FailNext(FailRule{Match: Match{Verb: "list", Resource: "configmaps"}, Count: 2, Code: 429, RetryAfterSeconds: 3})
+	s.FailNext(FailRule{Match: request.Match{Verb: "list", Resource: "configmaps"}, Count: 2, Code: 429, RetryAfterSeconds: 3})
 	for range 2 {
 		r := c.get(cmPath)
 		require.Equal(t, http.StatusTooManyRequests, r.code)
@@ -27,14 +29,14 @@ func TestFailNext(t *testing.T) {
 	}
 	assert.Equal(t, http.StatusOK, c.get(cmPath).code, "the rule is used up")
 
-	s.FailNext(FailRule{Match: Match{Resource: "pods"}, Code: 429, PlainText: true, RetryAfterSeconds: 1})
+	s.FailNext(FailRule{Match: request.Match{Resource: "pods"}, Code: 429, PlainText: true, RetryAfterSeconds: 1})
 	assert.Equal(t, http.StatusOK, c.get(cmPath).code, "other resources pass")
 	r := c.get("/api/v1/pods")
 	assert.Equal(t, http.StatusTooManyRequests, r.code)
 	assert.Equal(t, "Too many requests, please try again later.\n", string(r.body))
 
 	for _, code := range []int{500, 503, 504} {
-		s.FailNext(FailRule{Match: Match{Verb: "watch"}, Code: code})
+		s.FailNext(FailRule{Match: request.Match{Verb: "watch"}, Code: code})
 		r := c.get(cmPath + "?watch=1")
 		assert.Equal(t, code, r.code)
 		assert.EqualValues(t, code, r.status(t).Code)
@@ -44,7 +46,7 @@ func TestFailNext(t *testing.T) {
 func TestDelayUsesTheClock(t *testing.T) {
 	clock := NewFakeClock(time.Unix(1e9, 0))
 	s, c := newTestServer(t, Options{Clock: clock, CompactionInterval: -1})
-	s.DelayNext(DelayRule{Match: Match{Verb: "get"}, Delay: time.Hour})
+	s.DelayNext(DelayRule{Match: request.Match{Verb: "get"}, Delay: time.Hour})
 	done := make(chan response)
 	go func() {
 		done <- c.get("/api/v1/namespaces/default")
@@ -65,7 +67,7 @@ func TestExpireNextContinueAndStaleLists(t *testing.T) {
 		c.mustCreate(cmPath, fmt.Sprintf(`{"metadata":{"name":"cm%d"}}`, i))
 	}
 	first := decodeList(t, c.get(cmPath+"?limit=1"))
-	s.ExpireNextContinue(Match{Resource: "configmaps"}, 1, false)
+	s.ExpireNextContinue(request.Match{Resource: "configmaps"}, 1, false)
 	r := c.get(cmPath + "?limit=1&continue=" + first.Metadata["continue"].(string))
 	require.Equal(t, http.StatusGone, r.code)
 	st := r.status(t)
@@ -160,7 +162,7 @@ func TestCorruptNextWatchFrame(t *testing.T) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.NoError(t, s.WaitForWatchers(testContext(t), "configmaps", 1))
-	require.Equal(t, 1, s.CorruptNextWatchFrame(Match{Resource: "configmaps"}))
+	require.Equal(t, 1, s.CorruptNextWatchFrame(request.Match{Resource: "configmaps"}))
 	c.mustCreate(cmPath, `{"metadata":{"name":"b"}}`)
 	c.mustCreate(cmPath, `{"metadata":{"name":"c"}}`)
 	rd := bufio.NewReader(resp.Body)

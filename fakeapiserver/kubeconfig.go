@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"crypto/tls"
 	"encoding/base64"
 	"fmt"
 	"os"
@@ -14,11 +15,11 @@ func (s *Server) Kubeconfig() []byte {
 	var b strings.Builder
 	b.WriteString("apiVersion: v1\nkind: Config\nclusters:\n- name: fakeapiserver\n  cluster:\n")
 	fmt.Fprintf(&b, "    server: %s\n", s.URL())
-	if ca := s.caPEM(); len(ca) > 0 {
+	if ca := s.auth.CAPEM(); len(ca) > 0 {
 		fmt.Fprintf(&b, "    certificate-authority-data: %s\n", base64.StdEncoding.EncodeToString(ca))
 	}
 	b.WriteString("users:\n- name: fakeapiserver\n  user:")
-	user := s.kubeconfigUser()
+	user := s.auth.KubeconfigUser()
 	if len(user) == 0 {
 		b.WriteString(" {}\n")
 	} else {
@@ -37,4 +38,11 @@ func (s *Server) WriteKubeconfig(path string) error {
 		return fmt.Errorf("fakeapiserver: write kubeconfig: %w", err)
 	}
 	return nil
+}
+
+// ClientTLSConfig returns a TLS configuration that trusts the server and,
+// with Options.ClientCertificates, presents the generated client
+// certificate. It is nil without TLS.
+func (s *Server) ClientTLSConfig() *tls.Config {
+	return s.auth.ClientTLSConfig()
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 // More kubectl commands against the fake server. Each test checks what
@@ -421,7 +423,7 @@ func TestKubectlAuthCanI(t *testing.T) {
 	s := NewForTest(t, Options{
 		TLS:    true,
 		Tokens: map[string]User{"tok": {Name: "alice", Groups: []string{"devs"}}},
-		Forbid: []ForbidRule{{User: "alice", Match: Match{Verb: "create", Resource: "pods"}}},
+		Forbid: []ForbidRule{{User: "alice", Match: request.Match{Verb: "create", Resource: "pods"}}},
 	})
 	tr := &http.Transport{TLSClientConfig: s.ClientTLSConfig()}
 	t.Cleanup(tr.CloseIdleConnections)

@@ -51,7 +51,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		request.WriteStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
-	if err := s.authorize(r, info, res); err != nil {
+	if err := s.auth.Authorize(r, info, res); err != nil {
 		request.WriteError(w, r, err)
 		return
 	}

@@ -72,7 +72,7 @@ func (s *Server) rulesReviewStatus(user User) map[string]any {
 
 // describeMatch words a Match for a message: "create pods in any
 // namespace".
-func describeMatch(m Match) string {
+func describeMatch(m request.Match) string {
 	verb, res, ns := m.Verb, m.Resource, "in any namespace"
 	if verb == "" {
 		verb = "every verb on"

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/discovery"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
@@ -41,8 +42,8 @@ type Server struct {
 	// discovery serves discovery and OpenAPI from the registry.
 	discovery *discovery.Server
 
-	// certs is the generated TLS material (nil without TLS).
-	certs *certs
+	// auth authenticates and authorizes requests (auth.go).
+	auth *auth.Authenticator
 
 	// lifeMu guards every field below.
 	lifeMu   sync.Mutex
@@ -96,18 +97,20 @@ func New(opts Options) *Server {
 		stop:     cancel,
 		stopCh:   ctx.Done(),
 	}
+	var c509 *auth.Certs
 	if opts.TLS {
 		host, _, _ := net.SplitHostPort(opts.Addr)
 		hosts := []string{"127.0.0.1", "localhost", "::1"}
 		if host != "" && host != "127.0.0.1" {
 			hosts = append(hosts, host)
 		}
-		c, err := generateCerts(time.Now(), hosts)
+		c, err := auth.GenerateCerts(time.Now(), hosts)
 		if err != nil {
 			panic(err) // only a broken crypto/rand can fail here
 		}
-		s.certs = c
+		c509 = c
 	}
+	s.auth = auth.New(opts.Tokens, opts.ClientCertificates, opts.Forbid, c509)
 	s.discovery = discovery.New(s.registry)
 	s.faults = newFaults(s)
 	s.installHooks()
@@ -153,7 +156,7 @@ func (s *Server) Start() error {
 	if err != nil {
 		return fmt.Errorf("fakeapiserver: listen on %s: %w", s.opts.Addr, err)
 	}
-	tlsConfig, err := s.serverTLSConfig()
+	tlsConfig, err := s.auth.ServerTLSConfig()
 	if err != nil {
 		ln.Close()
 		return err
@@ -321,13 +324,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 		s.serveAdmin(w, r)
 		return ""
 	}
-	if !isPublicPath(r.URL.Path) {
-		user, err := s.authenticate(r)
+	if !auth.IsPublicPath(r.URL.Path) {
+		user, err := s.auth.Authenticate(r)
 		if err != nil {
 			request.WriteError(w, r, err)
 			return ""
 		}
-		r = r.WithContext(context.WithValue(r.Context(), userKey{}, user))
+		r = r.WithContext(auth.WithUser(r.Context(), user))
 	}
 	info, isResource := request.ParsePath(r)
 	note, handled := s.faults.apply(w, r, info, isResource)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
@@ -41,7 +42,7 @@ func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, inf
 		request.WriteError(w, r, err)
 		return
 	}
-	user, _ := r.Context().Value(userKey{}).(User)
+	user, _ := auth.UserFrom(r.Context())
 	status, err := s.virtualStatus(r.Context(), res, info, in, user)
 	if err != nil {
 		request.WriteError(w, r, err)
@@ -85,7 +86,7 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 				if res.Name != "selfsubjectaccessreviews" {
 					who = User{Name: registry.LookupString(attrs, "user")}
 				}
-				if s.forbidden(who, registry.LookupString(ra, "verb"), ri) {
+				if s.auth.Forbidden(who, registry.LookupString(ra, "verb"), ri) {
 					st = map[string]any{"allowed": false, "denied": true, "reason": "forbidden by a fake API server rule"}
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
@@ -12,10 +13,10 @@ import (
 // "deployments.apps"; "" counts every watch) or ctx ends. Tests use it
 // instead of sleeping after starting a watch.
 func (s *Server) WaitForWatchers(ctx context.Context, resource string, n int) error {
-	m := Match{Resource: resource}
+	m := request.Match{Resource: resource}
 	for {
 		have, changed := s.store.CountWatchers(func(w *storage.Watcher) bool {
-			return m.matchesResource(w.Info.Group, w.Info.Resource)
+			return m.MatchesResource(w.Info.Group, w.Info.Resource)
 		})
 		if have >= n {
 			return nil
@@ -30,9 +31,9 @@ func (s *Server) WaitForWatchers(ctx context.Context, resource string, n int) er
 
 // Watchers returns how many watches on resource are open.
 func (s *Server) Watchers(resource string) int {
-	m := Match{Resource: resource}
+	m := request.Match{Resource: resource}
 	n, _ := s.store.CountWatchers(func(w *storage.Watcher) bool {
-		return m.matchesResource(w.Info.Group, w.Info.Resource)
+		return m.MatchesResource(w.Info.Group, w.Info.Resource)
 	})
 	return n
 }

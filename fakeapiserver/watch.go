@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -59,7 +60,7 @@ type watchRequest struct {
 // watchClient names who opened a watch: the authenticated user, or the
 // remote address when authentication is off.
 func watchClient(r *http.Request) string {
-	if u, ok := r.Context().Value(userKey{}).(User); ok && u.Name != "" && u.Name != "system:admin" {
+	if u, ok := auth.UserFrom(r.Context()); ok && u.Name != "" && u.Name != "system:admin" {
 		return "user:" + u.Name
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
@@ -86,7 +87,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 	}
-	if isWebsocketUpgrade(r) {
+	if request.IsWebsocketUpgrade(r) {
 		s.serveWebsocketWatch(w, r, wr)
 		return
 	}

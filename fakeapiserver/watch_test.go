@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -168,7 +169,7 @@ func TestSlowWatcherIsDropped(t *testing.T) {
 	a := c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
 	w := c.watch(cmPath + "?watch=1&resourceVersion=" + rvOf(t, a))
 	require.NoError(t, s.WaitForWatchers(testContext(t), "configmaps", 1))
-	require.Equal(t, 1, s.StallWatches(Match{Resource: "configmaps"}))
+	require.Equal(t, 1, s.StallWatches(request.Match{Resource: "configmaps"}))
 	for i := range 10 {
 		c.mustCreate(cmPath, fmt.Sprintf(`{"metadata":{"name":"x%d"}}`, i))
 	}
@@ -206,7 +207,7 @@ func TestWatchCutModes(t *testing.T) {
 		resp, err := c.http.Do(req)
 		require.NoError(t, err)
 		require.NoError(t, s.WaitForWatchers(testContext(t), "configmaps", 1))
-		require.Equal(t, 1, s.CutWatches(Match{Resource: "configmaps"}, mode))
+		require.Equal(t, 1, s.CutWatches(request.Match{Resource: "configmaps"}, mode))
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		switch mode {

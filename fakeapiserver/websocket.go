@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"encoding/base64"
 	"net/http"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -21,47 +21,17 @@ import (
 // accepts a bearer token carried as the subprotocol
 // base64url.bearer.authorization.k8s.io.<token> when another one remains.
 
-const bearerProtocolPrefix = "base64url.bearer.authorization.k8s.io."
-
-func isWebsocketUpgrade(r *http.Request) bool {
-	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") &&
-		strings.Contains(strings.ToLower(r.Header.Get("Connection")), "upgrade")
-}
-
-// websocketProtocols splits the offered subprotocols into the bearer token
-// (if any) and the rest.
-func websocketProtocols(r *http.Request) (token string, hasToken bool, rest []string, err error) {
-	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
-		for _, p := range strings.Split(h, ",") {
-			p = strings.TrimSpace(p)
-			if p == "" {
-				continue
-			}
-			if enc, ok := strings.CutPrefix(p, bearerProtocolPrefix); ok {
-				b, derr := base64.RawURLEncoding.DecodeString(enc)
-				if derr != nil {
-					return "", false, nil, derr
-				}
-				token, hasToken = string(b), true
-				continue
-			}
-			rest = append(rest, p)
-		}
-	}
-	return token, hasToken, rest, nil
-}
-
 // checkWebsocket applies the real server's rules before the upgrade.
 func (s *Server) checkWebsocket(r *http.Request) (string, error) {
 	if r.Header.Get("Origin") == "" {
 		return "", apistatus.New(403, meta.ReasonForbidden, "websocket requests must carry an Origin header")
 	}
-	_, hasToken, rest, err := websocketProtocols(r)
+	_, hasToken, rest, err := request.WebsocketProtocols(r)
 	if err != nil {
-		return "", errUnauthorized()
+		return "", auth.Unauthorized()
 	}
 	if hasToken && len(rest) == 0 {
-		return "", errUnauthorized()
+		return "", auth.Unauthorized()
 	}
 	if len(rest) > 1 {
 		return "", apistatus.BadRequest("at most one websocket subprotocol may be requested, got " + strings.Join(rest, ", "))

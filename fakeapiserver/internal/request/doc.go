@@ -17,6 +17,10 @@
 //   - output.go: WriteBody, WriteStatus and WriteError (every Status goes
 //     out through here), EncodeObject and EventEncoding, the watch event
 //     encoding storage caches per change.
+//   - match.go: Match, which requests (or open watches) a fault or forbid
+//     rule applies to.
+//   - websocket_header.go: the websocket upgrade and its subprotocols
+//     (one of which may carry a bearer token).
 //   - decode.go: request bodies: ReadBody, ToJSON (YAML in),
 //     DecodeObject and DecodePatched (the body as the kind's Go type would
 //     decode it, checked by internal/validation).

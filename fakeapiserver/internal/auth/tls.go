@@ -1,4 +1,4 @@
-package fakeapiserver
+package auth
 
 import (
 	"crypto/ecdsa"
@@ -14,12 +14,8 @@ import (
 	"time"
 )
 
-// TLS: with Options.TLS the server generates a CA, a serving certificate
-// for 127.0.0.1 and localhost, and (with Options.ClientCertificates) a
-// client certificate for the kubeconfig user; Kubeconfig embeds them.
-
-// certs holds the generated key material.
-type certs struct {
+// Certs holds the generated key material.
+type Certs struct {
 	caPEM             []byte
 	caPool            *x509.CertPool
 	server            tls.Certificate
@@ -32,7 +28,9 @@ type certs struct {
 // name and organization).
 var ClientUser = User{Name: "kubecache-admin", Groups: []string{"system:masters"}}
 
-func generateCerts(now time.Time, hosts []string) (*certs, error) {
+// GenerateCerts makes a CA, a serving certificate for hosts and a client
+// certificate for ClientUser, valid from now.
+func GenerateCerts(now time.Time, hosts []string) (*Certs, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("fakeapiserver: CA key: %w", err)
@@ -54,7 +52,7 @@ func generateCerts(now time.Time, hosts []string) (*certs, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &certs{caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), caPool: x509.NewCertPool()}
+	c := &Certs{caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), caPool: x509.NewCertPool()}
 	c.caPool.AddCert(caCert)
 
 	issue := func(serial int64, subject pkix.Name, usage x509.ExtKeyUsage, hosts []string) ([]byte, []byte, error) {
@@ -103,9 +101,9 @@ func generateCerts(now time.Time, hosts []string) (*certs, error) {
 	return c, nil
 }
 
-// serverTLSConfig returns the serving configuration, or nil without TLS.
-func (s *Server) serverTLSConfig() (*tls.Config, error) {
-	if !s.opts.TLS {
+// ServerTLSConfig returns the serving configuration, or nil without TLS.
+func (s *Authenticator) ServerTLSConfig() (*tls.Config, error) {
+	if s.certs == nil {
 		return nil, nil
 	}
 	cfg := &tls.Config{
@@ -113,7 +111,7 @@ func (s *Server) serverTLSConfig() (*tls.Config, error) {
 		MinVersion:   tls.VersionTLS12,
 		NextProtos:   []string{"h2", "http/1.1"},
 	}
-	if s.opts.ClientCertificates {
+	if s.clientCertificates {
 		// As kube-apiserver: ask for a certificate but verify it in the
 		// authenticator, so one the CA did not sign is a 401, not a
 		// failed handshake.
@@ -122,23 +120,21 @@ func (s *Server) serverTLSConfig() (*tls.Config, error) {
 	return cfg, nil
 }
 
-// caPEM returns the CA certificate clients should trust (TLS only).
-func (s *Server) caPEM() []byte {
+// CAPEM returns the CA certificate clients should trust (TLS only).
+func (s *Authenticator) CAPEM() []byte {
 	if s.certs == nil {
 		return nil
 	}
 	return s.certs.caPEM
 }
 
-// ClientTLSConfig returns a TLS configuration that trusts the server and,
-// with Options.ClientCertificates, presents the generated client
-// certificate. It is nil without TLS.
-func (s *Server) ClientTLSConfig() *tls.Config {
+// ClientTLSConfig is ClientTLSConfig.
+func (s *Authenticator) ClientTLSConfig() *tls.Config {
 	if s.certs == nil {
 		return nil
 	}
 	cfg := &tls.Config{RootCAs: s.certs.caPool, MinVersion: tls.VersionTLS12}
-	if s.opts.ClientCertificates {
+	if s.clientCertificates {
 		cfg.Certificates = []tls.Certificate{s.certs.clientCertificate}
 	}
 	return cfg
