@@ -26,7 +26,6 @@ import (
 // of its first page, which the store keeps until it is compacted.
 
 const (
-	msgListExpired          = "The resourceVersion for the provided list is too old."
 	msgContinueExpired      = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
 	msgInconsistentContinue = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
 )
@@ -161,8 +160,8 @@ func (s *Server) list(ctx context.Context, res *registry.Resource, namespace str
 		if err != nil {
 			return listResult{}, apistatus.BadRequest("invalid continue token: " + err.Error())
 		}
-		if f := s.faults.takeContinueExpiry(res); f != nil {
-			return listResult{}, s.expiredContinue(tok, f.inconsistent)
+		if f := s.faults.TakeContinueExpiry(res); f != nil {
+			return listResult{}, s.expiredContinue(tok, f.Inconsistent)
 		}
 		start = tok.Start
 		issued = tok.Issued
@@ -199,7 +198,7 @@ func (s *Server) list(ctx context.Context, res *registry.Resource, namespace str
 			}
 			if snap, err = s.store.At(table, rv); err != nil {
 				if errors.Is(err, storage.ErrCompacted) {
-					return listResult{}, apistatus.Expired(msgListExpired)
+					return listResult{}, apistatus.Expired(apistatus.MsgListExpired)
 				}
 				return listResult{}, err
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/discovery"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/faults"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -31,7 +32,7 @@ type Server struct {
 	clock    Clock
 	registry *registry.Registry
 	store    *storage.Store
-	faults   *faults
+	faults   *faults.Injector
 	log      *slog.Logger
 
 	// rngMu guards rng, which makes UIDs, generated names and watch
@@ -112,7 +113,10 @@ func New(opts Options) *Server {
 	}
 	s.auth = auth.New(opts.Tokens, opts.ClientCertificates, opts.Forbid, c509)
 	s.discovery = discovery.New(s.registry)
-	s.faults = newFaults(s)
+	s.faults = faults.New(func(d time.Duration) (<-chan time.Time, func()) {
+		t := s.clock.NewTimer(d)
+		return t.C(), func() { t.Stop() }
+	}, s.log)
 	s.installHooks()
 	if opts.Seed != 0 {
 		s.rng = rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
@@ -212,7 +216,7 @@ func (s *Server) Close() {
 	s.lifeMu.Unlock()
 
 	s.store.CloseAll(storage.StopServerClosing, true)
-	s.faults.releaseAll()
+	s.faults.ReleaseAll()
 	s.stop()
 	if hs != nil {
 		hs.Close()
@@ -333,7 +337,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 		r = r.WithContext(auth.WithUser(r.Context(), user))
 	}
 	info, isResource := request.ParsePath(r)
-	note, handled := s.faults.apply(w, r, info, isResource)
+	note, handled := s.faults.Apply(w, r, info, isResource)
 	if handled {
 		return note
 	}

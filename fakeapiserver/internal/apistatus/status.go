@@ -57,6 +57,10 @@ func AlreadyExists(gr GroupResource, name string) *meta.Status {
 // not the current one.
 const MsgModified = "the object has been modified; please apply your changes to the latest version and try again"
 
+// MsgListExpired is the 410 message of a list at a compacted
+// resourceVersion.
+const MsgListExpired = "The resourceVersion for the provided list is too old."
+
 // Conflict is the 409 for a write that cannot be applied to the object
 // name; why completes the message.
 func Conflict(gr GroupResource, name, why string) *meta.Status {
