@@ -22,7 +22,6 @@ var registrySet = map[string][]string{
 	"service":              {"spec.clusterIP", "spec.clusterIPs", "spec.ipFamilies", "spec.ipFamilyPolicy"},
 	"service-clientip":     {"spec.clusterIP", "spec.clusterIPs", "spec.ipFamilies", "spec.ipFamilyPolicy"},
 	"service-loadbalancer": {"spec.clusterIP", "spec.clusterIPs", "spec.ipFamilies", "spec.ipFamilyPolicy", "spec.ports.nodePort"},
-	"namespace":            {"spec.finalizers"},
 }
 
 // TestDefaultMatchesRealServer defaults, prepares (PrepareCreate) and

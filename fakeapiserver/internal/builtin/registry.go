@@ -30,7 +30,8 @@ func (f *Forbidden) Error() string { return f.Message }
 // Secret stringData merged into data; a Job's selector and pod labels
 // generated from its uid (m.UID must be set); a Pod's status (Pending and
 // its QoS class), default tolerations and priority; the protection
-// finalizers of claims and volumes; a new Node's not-ready taint. The
+// finalizers of claims and volumes; a new Node's not-ready taint; a
+// Namespace's Active phase and kubernetes finalizer. The
 // status reset of kinds with a status subresource is the server's. It
 // returns a *Forbidden when an admission plugin refuses the object.
 func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env Env) error {
@@ -59,8 +60,37 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 		}
 	case "/Node":
 		nodeNotReadyTaint(obj)
+	case "/Namespace":
+		namespaceOnCreate(obj)
 	}
 	return nil
+}
+
+// namespaceOnCreate sets a new Namespace's phase to Active and adds the
+// kubernetes finalizer to its spec, as the real registry does.
+func namespaceOnCreate(obj *jsonv.Value) {
+	obj.Set("status", object(jsonv.Member{Key: "phase", Value: jsonv.NewString("Active")}))
+	spec := child(obj, "spec")
+	if spec == nil {
+		return
+	}
+	found := false
+	fins := spec.Get("finalizers")
+	if fins != nil && fins.Kind == jsonv.Array {
+		for _, f := range fins.Arr {
+			if f.Str == "kubernetes" {
+				found = true
+			}
+		}
+	}
+	if found {
+		return
+	}
+	if fins != nil && fins.Kind == jsonv.Array {
+		fins.Arr = append(fins.Arr, jsonv.NewString("kubernetes"))
+		return
+	}
+	spec.Set("finalizers", stringArray("kubernetes"))
 }
 
 // PrepareUpdate applies the registry rules of an update: Secret
