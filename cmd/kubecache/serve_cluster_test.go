@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestServeClusterWithKubectl runs "kubecache serve --controllers=all
+// --nodes=3" and drives it with kubectl as a user would: a Deployment
+// rolls out, scales, rolls to a new image and back, a crashing image
+// shows CrashLoopBackOff, and a new namespace gets its default
+// ServiceAccount.
+func TestServeClusterWithKubectl(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed; skipping the kubectl check of kubecache serve --controllers")
+	}
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	b, _ := serveReady(t, "--kubeconfig-out", kc, "--controllers=all", "--nodes=3")
+	b.stdout.waitFor(t, "the controllers line", func(s string) bool { return strings.Contains(s, "3 simulated nodes") })
+	home := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kc, "--cache-dir", t.TempDir()}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+home)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "kubectl %s: %s", strings.Join(args, " "), out)
+		return string(out)
+	}
+	awaitOutput := func(what string, cond func(string) bool, args ...string) string {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			out := run(args...)
+			if cond(out) {
+				return out
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s; last output:\n%s", what, out)
+			}
+			// kubectl has no watch for a printed column: ask again.
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+
+	// kubectl create sends protobuf, which the fake server does not read
+	// yet: the objects are applied from manifests instead.
+	manifest := func(name, body string) string {
+		p := filepath.Join(t.TempDir(), name+".yaml")
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	deployment := func(name, image string, replicas int) string {
+		return manifest(name, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %s, namespace: default, labels: {app: %s}}
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: %s}}
+  template:
+    metadata: {labels: {app: %s}}
+    spec: {containers: [{name: nginx, image: %s}]}
+`, name, name, replicas, name, name, image))
+	}
+	run("apply", "-f", deployment("web", "nginx", 3))
+	assert.Contains(t, run("rollout", "status", "deployment/web", "--timeout=60s"), `deployment "web" successfully rolled out`)
+	assert.Contains(t, run("wait", "--for=condition=Available", "deployment/web", "--timeout=60s"), "condition met")
+	assert.Equal(t, "3", strings.Trim(run("get", "deployment", "web", "-o", "jsonpath={.status.readyReplicas}"), "'"))
+	assert.Equal(t, 3, strings.Count(run("get", "pods", "-l", "app=web", "--no-headers"), "Running"))
+
+	run("scale", "deployment/web", "--replicas=5")
+	assert.Contains(t, run("rollout", "status", "deployment/web", "--timeout=60s"), "successfully rolled out")
+	assert.Equal(t, "5", run("get", "deployment", "web", "-o", "jsonpath={.status.availableReplicas}"))
+
+	run("set", "image", "deployment/web", "nginx=nginx:1.27")
+	assert.Contains(t, run("rollout", "status", "deployment/web", "--timeout=60s"), "successfully rolled out")
+	assert.Equal(t, "2", run("get", "deployment", "web", "-o", `jsonpath={.metadata.annotations.deployment\.kubernetes\.io/revision}`))
+	run("rollout", "undo", "deployment/web")
+	assert.Contains(t, run("rollout", "status", "deployment/web", "--timeout=60s"), "successfully rolled out")
+	assert.Equal(t, "nginx", run("get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}"))
+	assert.Equal(t, "3", run("get", "deployment", "web", "-o", `jsonpath={.metadata.annotations.deployment\.kubernetes\.io/revision}`))
+
+	run("apply", "-f", deployment("boom", "example/crash", 1))
+	awaitOutput("CrashLoopBackOff", func(s string) bool { return strings.Contains(s, "CrashLoopBackOff") }, "get", "pods", "-l", "app=boom")
+
+	run("apply", "-f", manifest("shop", "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"))
+	awaitOutput("the default ServiceAccount", func(s string) bool { return strings.Contains(s, "serviceaccount/default") }, "get", "serviceaccounts", "-n", "shop", "-o", "name")
+	require.NoError(t, b.stop())
+}
