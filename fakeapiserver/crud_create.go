@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/controllers"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
@@ -147,12 +148,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
 	rest := initialStatus(res, in.Rest)
-	if res.Custom {
-		if err := s.validateCustom(res, in.APIVersion, rest); err != nil {
-			return nil, nil, err
-		}
-	}
-	if hook := s.createHooks[res.StorageKey()]; hook != nil {
+	if hook := s.ctrl.CreateHook(res); hook != nil {
 		var err error
 		if rest, err = hook(ctx, m, rest); err != nil {
 			return nil, nil, err
@@ -167,13 +163,13 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 			return nil, nil, err
 		}
 	}
-	doc := documentOf(rest)
+	doc := storage.DocumentOf(rest)
 	fields := res.SelectableFields(&doc)
 	if wo.managed != nil {
 		m.ManagedFields = wo.managed
 	} else {
 		// Update starts from the entries the client sent, if any.
-		sent, err := storage.Assemble(in.Kind, in.APIVersion, m, encodeRest(rest), fields)
+		sent, err := storage.Assemble(in.Kind, in.APIVersion, m, storage.EncodeRest(rest), fields)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -187,9 +183,9 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		}
 	}
 	if res.StorageKey() == "/namespaces" {
-		rest = namespaceSpecDefault(rest)
+		rest = controllers.NamespaceSpecDefault(rest)
 	}
-	restJSON := encodeRest(rest)
+	restJSON := storage.EncodeRest(rest)
 	if wo.dryRun {
 		obj, err := storage.Assemble(in.Kind, in.APIVersion, m, restJSON, fields)
 		return obj, in.Warnings, err
@@ -214,7 +210,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		if err != nil {
 			return nil, nil, err
 		}
-		s.afterWrite(ctx, res, watch.Added, nil, obj)
+		s.ctrl.AfterWrite(ctx, res, watch.Added, nil, obj)
 		return obj, in.Warnings, nil
 	}
 }
@@ -260,23 +256,6 @@ func initialStatusJSON(res *registry.Resource) string {
 		return `{"loadBalancer":{}}`
 	}
 	return `{}`
-}
-
-// documentOf wraps members as an object for field lookups.
-func documentOf(rest []jsonv.Member) jsonv.Value {
-	return jsonv.Value{Kind: jsonv.Object, Obj: rest}
-}
-
-// encodeRest encodes members as `,"k":v…` for assemble.
-func encodeRest(rest []jsonv.Member) []byte {
-	var buf []byte
-	for _, mem := range rest {
-		buf = append(buf, ',')
-		buf = jsonv.AppendString(buf, mem.Key)
-		buf = append(buf, ':')
-		buf = jsonv.Append(buf, mem.Value)
-	}
-	return buf
 }
 
 // checkNamespaceForCreate applies the namespace lifecycle rules to a

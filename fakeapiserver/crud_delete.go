@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -23,22 +22,8 @@ import (
 // Orphan propagation) a deletionTimestamp now and removal when the last
 // finalizer goes.
 
-// deleteOptions is the DeleteOptions body (or the same query parameters).
-type deleteOptions struct {
-	Kind               string   `json:"kind,omitempty"`
-	APIVersion         string   `json:"apiVersion,omitempty"`
-	GracePeriodSeconds *int64   `json:"gracePeriodSeconds,omitempty"`
-	PropagationPolicy  *string  `json:"propagationPolicy,omitempty"`
-	OrphanDependents   *bool    `json:"orphanDependents,omitempty"`
-	DryRun             []string `json:"dryRun,omitempty"`
-	Preconditions      *struct {
-		UID             *string `json:"uid,omitempty"`
-		ResourceVersion *string `json:"resourceVersion,omitempty"`
-	} `json:"preconditions,omitempty"`
-}
-
-func (s *Server) parseDeleteOptions(r *http.Request) (deleteOptions, error) {
-	var o deleteOptions
+func (s *Server) parseDeleteOptions(r *http.Request) (request.DeleteOptions, error) {
+	var o request.DeleteOptions
 	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
 		return o, err
@@ -109,7 +94,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info reque
 // delete deletes one object. It returns the object (its last state when
 // removed, the updated one when deletion is delayed) and whether it was
 // removed.
-func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name string, opts deleteOptions) (*storage.Object, bool, error) {
+func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name string, opts request.DeleteOptions) (*storage.Object, bool, error) {
 	table := res.StorageKey()
 	key := storage.ObjectKey(ns, name)
 	dryRun := len(opts.DryRun) > 0
@@ -127,7 +112,7 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 				return nil, false, apistatus.Conflict(kindGR, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, cur.Meta.ResourceVersion))
 			}
 		}
-		if hook := s.deleteHooks[table]; hook != nil && !dryRun {
+		if hook := s.ctrl.DeleteHook(res); hook != nil && !dryRun {
 			if handled, obj, err := hook(ctx, res, cur, opts); handled || err != nil {
 				return obj, false, err
 			}
@@ -152,7 +137,7 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 			if err != nil {
 				return nil, false, err
 			}
-			s.afterWrite(ctx, res, watch.Modified, cur, obj)
+			s.ctrl.AfterWrite(ctx, res, watch.Modified, cur, obj)
 			return obj, false, nil
 		}
 		if dryRun {
@@ -167,7 +152,7 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 		if err != nil {
 			return nil, false, err
 		}
-		s.afterWrite(ctx, res, watch.Deleted, cur, obj)
+		s.ctrl.AfterWrite(ctx, res, watch.Deleted, cur, obj)
 		return cur, true, nil
 	}
 	return nil, false, apistatus.Conflict(res.GR(), name, apistatus.MsgModified)
@@ -177,7 +162,7 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 // remove the object now, cur when deletion is already pending and nothing
 // changes, or the object with deletionTimestamp (and any propagation
 // finalizer) to store instead.
-func (s *Server) pendingDeletion(res *registry.Resource, cur *storage.Object, opts deleteOptions) (*storage.Object, error) {
+func (s *Server) pendingDeletion(res *registry.Resource, cur *storage.Object, opts request.DeleteOptions) (*storage.Object, error) {
 	m := cur.Meta
 	finalizers := slices.Clone(m.Finalizers)
 	if p := opts.PropagationPolicy; p != nil {
@@ -208,19 +193,19 @@ func (s *Server) pendingDeletion(res *registry.Resource, cur *storage.Object, op
 			next.Generation++
 		}
 	}
-	rest, err := restOf(cur)
+	rest, err := storage.RestOf(cur)
 	if err != nil {
 		return nil, err
 	}
 	if res.StorageKey() == "/namespaces" {
-		rest = setStatusPhase(rest, "Terminating")
+		rest = storage.SetStatusPhase(rest, "Terminating")
 	}
-	return storage.Assemble(cur.Kind, cur.APIVersion, next, encodeRest(rest), cur.Fields)
+	return storage.Assemble(cur.Kind, cur.APIVersion, next, storage.EncodeRest(rest), cur.Fields)
 }
 
 // gracePeriod is the grace a pod bound to a node gets (30 s unless the
 // request or the pod says otherwise); everything else is deleted at once.
-func (s *Server) gracePeriod(res *registry.Resource, cur *storage.Object, opts deleteOptions) int64 {
+func (s *Server) gracePeriod(res *registry.Resource, cur *storage.Object, opts request.DeleteOptions) int64 {
 	if res.StorageKey() != "/pods" {
 		return 0
 	}
@@ -285,13 +270,3 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 }
 
 func secondsDuration(s int64) time.Duration { return time.Duration(s) * time.Second }
-
-// setStatusPhase sets .status.phase in a body.
-func setStatusPhase(rest []jsonv.Member, phase string) []jsonv.Member {
-	st := jsonv.NewObject()
-	if cur := findMember(rest, "status"); cur != nil && cur.Kind == jsonv.Object {
-		st = cur.Clone()
-	}
-	st.Set("phase", jsonv.NewString(phase))
-	return replaceMember(rest, "status", &st)
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/controllers"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
@@ -128,7 +129,7 @@ func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, cur 
 // given (server-side apply computes them) rather than recorded as an
 // Update entry; nil records the entry.
 func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed meta.ManagedFields) (*storage.Object, error) {
-	oldRest, err := restOf(cur)
+	oldRest, err := storage.RestOf(cur)
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +145,11 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 		managed := m.ManagedFields
 		m = storage.CloneMeta(old)
 		m.ManagedFields = managed
-		rest = replaceMember(oldRest, "status", findMember(newRest, "status"))
+		rest = storage.ReplaceMember(oldRest, "status", storage.FindMember(newRest, "status"))
 	} else {
 		rest = newRest
 		if res.HasStatus() {
-			rest = replaceMember(newRest, "status", findMember(oldRest, "status"))
+			rest = storage.ReplaceMember(newRest, "status", storage.FindMember(oldRest, "status"))
 		}
 		if m.UID == "" {
 			m.UID = old.UID
@@ -181,7 +182,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 			m.Generation = old.Generation + 1
 		}
 	}
-	if hook := s.updateHooks[res.StorageKey()]; hook != nil {
+	if hook := s.ctrl.UpdateHook(res); hook != nil {
 		if rest, err = hook(ctx, m, rest); err != nil {
 			return nil, err
 		}
@@ -191,9 +192,9 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 	if managed != nil {
 		m.ManagedFields = managed
 	}
-	doc := documentOf(rest)
+	doc := storage.DocumentOf(rest)
 	fields := res.SelectableFields(&doc)
-	restJSON := encodeRest(rest)
+	restJSON := storage.EncodeRest(rest)
 	next, err := storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)
 	if err != nil {
 		return nil, err
@@ -250,7 +251,7 @@ func (s *Server) commitUpdate(ctx context.Context, res *registry.Resource, cur, 
 	typ := watch.Modified
 	if next.Meta.DeletionTimestamp != nil && len(next.Meta.Finalizers) == 0 &&
 		(next.Meta.DeletionGracePeriodSeconds == nil || *next.Meta.DeletionGracePeriodSeconds == 0) &&
-		!specFinalizersRemain(res, next) {
+		!controllers.SpecFinalizersRemain(res, next) {
 		typ = watch.Deleted
 	}
 	obj, err := s.store.Commit(res.StorageKey(), cur.Key, typ, cur, func(rv int64) (*storage.Object, error) {
@@ -264,7 +265,7 @@ func (s *Server) commitUpdate(ctx context.Context, res *registry.Resource, cur, 
 	if err != nil {
 		return nil, err
 	}
-	s.afterWrite(ctx, res, typ, cur, obj)
+	s.ctrl.AfterWrite(ctx, res, typ, cur, obj)
 	if typ == watch.Deleted {
 		return next.WithResourceVersion(obj.RV)
 	}
@@ -284,37 +285,6 @@ func sameSpec(a, b []jsonv.Member, statusApart bool) bool {
 		return v
 	}
 	return jsonv.Equal(strip(a), strip(b))
-}
-
-// findMember returns the member named key, or nil.
-func findMember(ms []jsonv.Member, key string) *jsonv.Value {
-	for i := range ms {
-		if ms[i].Key == key {
-			return &ms[i].Value
-		}
-	}
-	return nil
-}
-
-// replaceMember returns ms with key set to v (removed when v is nil),
-// keeping its position or appending it.
-func replaceMember(ms []jsonv.Member, key string, v *jsonv.Value) []jsonv.Member {
-	out := make([]jsonv.Member, 0, len(ms)+1)
-	done := false
-	for _, m := range ms {
-		if m.Key == key {
-			if v != nil {
-				out = append(out, jsonv.Member{Key: key, Value: *v})
-			}
-			done = true
-			continue
-		}
-		out = append(out, m)
-	}
-	if !done && v != nil {
-		out = append(out, jsonv.Member{Key: key, Value: *v})
-	}
-	return out
 }
 
 // rvString formats a resourceVersion.

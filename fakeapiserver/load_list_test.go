@@ -266,7 +266,7 @@ func commitOneAsIs(ctx context.Context, s *Server, res, nsRes *registry.Resource
 	}
 	seenMu.Unlock()
 	m := in.Meta
-	restJSON := encodeRest(in.Rest)
+	restJSON := storage.EncodeRest(in.Rest)
 	_, err = s.store.Commit(res.StorageKey(), storage.ObjectKey(ns, m.Name), watch.Added, nil, func(rv int64) (*storage.Object, error) {
 		m.ResourceVersion = strconv.FormatInt(rv, 10)
 		return storage.Assemble("Pod", "v1", m, restJSON, nil)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/controllers"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
@@ -25,7 +26,7 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	finalizers := jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{}}
-	if spec := findMember(in.Rest, "spec"); spec != nil && spec.Kind == jsonv.Object {
+	if spec := storage.FindMember(in.Rest, "spec"); spec != nil && spec.Kind == jsonv.Object {
 		if fs := spec.Get("finalizers"); fs != nil && fs.Kind == jsonv.Array {
 			for i, f := range fs.Arr {
 				if f.Kind != jsonv.String || f.Str == "" {
@@ -46,13 +47,13 @@ func (s *Server) handleNamespaceFinalize(w http.ResponseWriter, r *http.Request,
 			request.WriteStatus(w, r, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified))
 			return
 		}
-		next, err := rewritten(res, cur, true, func(_ *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
+		next, err := controllers.Rewritten(res, cur, true, func(_ *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
 			spec := jsonv.NewObject()
-			if cur := findMember(rest, "spec"); cur != nil && cur.Kind == jsonv.Object {
+			if cur := storage.FindMember(rest, "spec"); cur != nil && cur.Kind == jsonv.Object {
 				spec = cur.Clone()
 			}
 			spec.Set("finalizers", finalizers)
-			return replaceMember(rest, "spec", &spec), true
+			return storage.ReplaceMember(rest, "spec", &spec), true
 		})
 		if err == nil && storage.SameContent(cur, next) {
 			next = nil

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -71,7 +70,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	case "watch":
 		s.handleWatch(w, r, info, res)
 	case "create":
-		if isVirtual(res) {
+		if res.IsVirtual() {
 			s.handleVirtualCreate(w, r, info, res)
 			return
 		}
@@ -134,22 +133,4 @@ func nsFor(res *registry.Resource, info request.Info) string {
 		return ""
 	}
 	return info.Namespace
-}
-
-// restOf returns an object's top-level members other than kind,
-// apiVersion and metadata.
-func restOf(o *storage.Object) ([]jsonv.Member, error) {
-	doc, err := o.Document()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]jsonv.Member, 0, len(doc.Obj))
-	for _, m := range doc.Obj {
-		switch m.Key {
-		case "kind", "apiVersion", "metadata":
-		default:
-			out = append(out, m)
-		}
-	}
-	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/controllers"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/patch"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
@@ -60,11 +61,11 @@ func (s *Server) scaleFor(res *registry.Resource) *scaleSpec {
 	if crd == nil {
 		return nil
 	}
-	rest, err := restOf(crd)
+	rest, err := storage.RestOf(crd)
 	if err != nil {
 		return nil
 	}
-	spec, err := parseCRDSpec(rest)
+	spec, err := controllers.ParseCRDSpec(rest)
 	if err != nil {
 		return nil
 	}
@@ -401,7 +402,7 @@ func (s *Server) scaleTo(ctx context.Context, res *registry.Resource, info reque
 		if in.Metadata.UID != "" && in.Metadata.UID != cur.Meta.UID {
 			return nil, apistatus.Conflict(res.GR(), info.Name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", in.Metadata.UID, cur.Meta.UID))
 		}
-		rest, err := restOf(cur)
+		rest, err := storage.RestOf(cur)
 		if err != nil {
 			return nil, err
 		}
@@ -429,12 +430,12 @@ func (s *Server) scaleTo(ctx context.Context, res *registry.Resource, info reque
 // objects on the way.
 func setPath(rest []jsonv.Member, path []string, v jsonv.Value) []jsonv.Member {
 	if len(path) == 1 {
-		return replaceMember(rest, path[0], &v)
+		return storage.ReplaceMember(rest, path[0], &v)
 	}
 	child := jsonv.NewObject()
-	if cur := findMember(rest, path[0]); cur != nil && cur.Kind == jsonv.Object {
+	if cur := storage.FindMember(rest, path[0]); cur != nil && cur.Kind == jsonv.Object {
 		child = cur.Clone()
 	}
 	child.Obj = setPath(child.Obj, path[1:], v)
-	return replaceMember(rest, path[0], &child)
+	return storage.ReplaceMember(rest, path[0], &child)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/controllers"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/discovery"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/faults"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
@@ -68,14 +69,10 @@ type Server struct {
 	// background counts goroutines the server started (serve loop,
 	// compaction); Close waits for them.
 	background sync.WaitGroup
-	// hooks give namespaces and CRDs their behaviour (hooks.go); set
-	// once in New.
-	createHooks map[string]objectHook
-	updateHooks map[string]objectHook
-	deleteHooks map[string]deleteHook
-	afterHooks  map[string]afterHook
-	// gc is the garbage collector's state (gc.go); set once in New.
-	gc *collector
+	// ctrl holds the in-server controllers (garbage collector,
+	// namespaces, CRDs) and the hooks they give resources; set once in
+	// New.
+	ctrl *controllers.Controllers
 
 	// stop ends the background goroutines.
 	stop   context.CancelFunc
@@ -117,7 +114,7 @@ func New(opts Options) *Server {
 		t := s.clock.NewTimer(d)
 		return t.C(), func() { t.Stop() }
 	}, s.log)
-	s.installHooks()
+	s.ctrl = controllers.New(s.store, s.registry, s.clock.Now, s.log, serverWriter{s})
 	if opts.Seed != 0 {
 		s.rng = rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
 	} else {

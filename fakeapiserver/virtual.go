@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
@@ -19,11 +18,6 @@ import (
 // Virtual resources accept only create and store nothing: the review
 // resources answer with a computed status (everything is allowed unless a
 // forbid rule says otherwise), and a Binding assigns a pod to a node.
-
-// isVirtual reports a create-only resource.
-func isVirtual(res *registry.Resource) bool {
-	return slices.Equal(res.Verbs, []string{"create"})
-}
 
 // handleVirtualCreate answers POST on a create-only resource.
 func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
@@ -50,13 +44,13 @@ func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, inf
 	}
 	rest := in.Rest
 	if status != nil {
-		rest = replaceMember(rest, "status", status)
+		rest = storage.ReplaceMember(rest, "status", status)
 	}
 	if res.Namespaced && in.Meta.Namespace == "" {
 		in.Meta.Namespace = info.Namespace
 	}
 	in.Meta.CreationTimestamp = meta.Time{}
-	obj, err := storage.Assemble(in.Kind, in.APIVersion, in.Meta, encodeRest(rest), nil)
+	obj, err := storage.Assemble(in.Kind, in.APIVersion, in.Meta, storage.EncodeRest(rest), nil)
 	if err != nil {
 		request.WriteError(w, r, err)
 		return
@@ -74,7 +68,7 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 	switch res.Name {
 	case "selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews":
 		st = map[string]any{"allowed": true}
-		if attrs := findMember(in.Rest, "spec"); attrs != nil {
+		if attrs := storage.FindMember(in.Rest, "spec"); attrs != nil {
 			if ra := attrs.Get("resourceAttributes"); ra != nil {
 				ri := request.Info{
 					Group:     registry.LookupString(ra, "group"),
@@ -97,7 +91,7 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 		st = map[string]any{"userInfo": map[string]any{"username": user.Name, "groups": user.Groups}}
 	case "tokenreviews":
 		token := ""
-		if spec := findMember(in.Rest, "spec"); spec != nil {
+		if spec := storage.FindMember(in.Rest, "spec"); spec != nil {
 			token = registry.LookupString(spec, "token")
 		}
 		if u, ok := s.opts.Tokens[token]; ok {
@@ -121,7 +115,7 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 // does; a pod already bound is a 409.
 func (s *Server) bindPod(ctx context.Context, ns string, in *request.Incoming) error {
 	pods := s.registry.Lookup("", "v1", "pods")
-	target := findMember(in.Rest, "target")
+	target := storage.FindMember(in.Rest, "target")
 	node := registry.LookupString(target, "name")
 	if pods == nil || node == "" {
 		return apistatus.Invalid("", "Binding", in.Meta.Name, []apistatus.FieldError{apistatus.FieldRequired("target.name", "")})
@@ -134,16 +128,16 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *request.Incoming) e
 		if v, _ := cur.Field("spec.nodeName"); v != "" {
 			return apistatus.Conflict(pods.GR(), in.Meta.Name, fmt.Sprintf("pod %s is already assigned to node %q", in.Meta.Name, v))
 		}
-		rest, err := restOf(cur)
+		rest, err := storage.RestOf(cur)
 		if err != nil {
 			return err
 		}
 		spec := jsonv.NewObject()
-		if sp := findMember(rest, "spec"); sp != nil && sp.Kind == jsonv.Object {
+		if sp := storage.FindMember(rest, "spec"); sp != nil && sp.Kind == jsonv.Object {
 			spec = sp.Clone()
 		}
 		spec.Set("nodeName", jsonv.NewString(node))
-		rest = replaceMember(rest, "spec", &spec)
+		rest = storage.ReplaceMember(rest, "spec", &spec)
 		next, err := s.prepareUpdate(ctx, pods, cur, cur.Meta, rest, "", "kube-scheduler", cur.APIVersion)
 		if err != nil || next == nil {
 			return err

@@ -150,6 +150,12 @@ func (r *Resource) HasStatus() bool {
 	return slices.ContainsFunc(r.Subresources, func(s Subresource) bool { return s.Name == "status" })
 }
 
+// IsVirtual reports a create-only resource, which stores nothing (the
+// access and rules reviews, bindings).
+func (r *Resource) IsVirtual() bool {
+	return slices.Equal(r.Verbs, []string{"create"})
+}
+
 // HasVerb reports whether the resource serves the verb v.
 func (r *Resource) HasVerb(v string) bool { return slices.Contains(r.Verbs, v) }
 

@@ -1,4 +1,4 @@
-package fakeapiserver
+package controllers
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -16,7 +17,7 @@ import (
 
 // The garbage collector: what kube-controller-manager's garbage collector
 // does with metadata.ownerReferences, done by the server itself right
-// after each committed write (afterWrite), so a test sees the cascade
+// after each committed write (AfterWrite), so a test sees the cascade
 // finished when the write that caused it returns.
 //
 //   - Background (the default): once an owner is gone, each dependent
@@ -34,7 +35,7 @@ import (
 //     exist (no object of that kind and name, or another uid) is
 //     collected as if its owner had just been deleted.
 //
-// Every change goes through the ordinary write paths (delete, commitUpdate)
+// Every change goes through the ordinary write paths (the Writer)
 // and never holds the store's lock, so watchers see each MODIFIED and
 // DELETED event in resourceVersion order.
 
@@ -176,7 +177,7 @@ type dependent struct {
 
 // dependentsOf returns the objects whose ownerReferences name uid now,
 // in a stable order, dropping index entries that are no longer true.
-func (s *Server) dependentsOf(uid string) []dependent {
+func (s *Controllers) dependentsOf(uid string) []dependent {
 	var out []dependent
 	for _, ref := range s.gc.candidates(uid) {
 		cur := s.store.Get(ref.table, ref.key)
@@ -199,7 +200,7 @@ func (s *Server) dependentsOf(uid string) []dependent {
 }
 
 // resourceForTable returns a served resource stored in table, or nil.
-func (s *Server) resourceForTable(table string) *registry.Resource {
+func (s *Controllers) resourceForTable(table string) *registry.Resource {
 	for _, grp := range s.registry.Snapshot() {
 		for _, v := range grp.Versions {
 			for _, r := range v.Resources {
@@ -224,7 +225,7 @@ func ownerRefIndex(m *meta.ObjectMeta, uid string) int {
 }
 
 // collect is the collector's reaction to one committed write.
-func (s *Server) collect(ctx context.Context, res *registry.Resource, typ watch.EventType, prev, obj *storage.Object) {
+func (s *Controllers) collect(ctx context.Context, res *registry.Resource, typ watch.EventType, prev, obj *storage.Object) {
 	table := res.StorageKey()
 	if typ == watch.Deleted {
 		s.gc.forget(s.store, table, obj)
@@ -274,7 +275,7 @@ const (
 )
 
 // lookupOwner resolves one of dep's owner references.
-func (s *Server) lookupOwner(dep *meta.ObjectMeta, ref meta.OwnerReference) (ownerState, *registry.Resource, *storage.Object) {
+func (s *Controllers) lookupOwner(dep *meta.ObjectMeta, ref meta.OwnerReference) (ownerState, *registry.Resource, *storage.Object) {
 	res := s.registry.ByKind(ref.APIVersion, ref.Kind)
 	if res == nil {
 		return ownerUnknown, nil, nil
@@ -303,7 +304,7 @@ func waitingForDependents(m *meta.ObjectMeta) bool {
 
 // recheckOwners re-examines the owners of obj that wait for their
 // dependents: obj going (or dropping its reference) may release them.
-func (s *Server) recheckOwners(ctx context.Context, obj *storage.Object) {
+func (s *Controllers) recheckOwners(ctx context.Context, obj *storage.Object) {
 	for _, ref := range obj.Meta.OwnerReferences {
 		if st, res, owner := s.lookupOwner(obj.Meta, ref); st == ownerWaiting {
 			s.deleteDependents(ctx, res, owner)
@@ -314,7 +315,7 @@ func (s *Server) recheckOwners(ctx context.Context, obj *storage.Object) {
 // attemptToDelete deletes a dependent whose owners are all gone or
 // waiting for their dependents, or removes the references to such owners
 // when it has a live one too.
-func (s *Server) attemptToDelete(ctx context.Context, res *registry.Resource, dep *storage.Object) {
+func (s *Controllers) attemptToDelete(ctx context.Context, res *registry.Resource, dep *storage.Object) {
 	cur := s.store.Get(res.StorageKey(), dep.Key)
 	if cur == nil || cur.Meta.UID != dep.Meta.UID {
 		return
@@ -372,7 +373,7 @@ func (s *Server) attemptToDelete(ctx context.Context, res *registry.Resource, de
 
 // ownsWaitingObject reports whether one of uid's dependents is itself
 // waiting for its dependents.
-func (s *Server) ownsWaitingObject(uid string) bool {
+func (s *Controllers) ownsWaitingObject(uid string) bool {
 	return slices.ContainsFunc(s.dependentsOf(uid), func(d dependent) bool { return waitingForDependents(d.obj.Meta) })
 }
 
@@ -390,8 +391,8 @@ func unblockOwners(m *meta.ObjectMeta) bool {
 
 // collectorDelete deletes obj through the ordinary delete path with the
 // given propagation policy and obj's uid as a precondition.
-func (s *Server) collectorDelete(ctx context.Context, res *registry.Resource, obj *storage.Object, policy string) {
-	opts := deleteOptions{PropagationPolicy: &policy}
+func (s *Controllers) collectorDelete(ctx context.Context, res *registry.Resource, obj *storage.Object, policy string) {
+	opts := request.DeleteOptions{PropagationPolicy: &policy}
 	uid := obj.Meta.UID
 	opts.Preconditions = &struct {
 		UID             *string `json:"uid,omitempty"`
@@ -402,7 +403,7 @@ func (s *Server) collectorDelete(ctx context.Context, res *registry.Resource, ob
 		zero := int64(0)
 		opts.GracePeriodSeconds = &zero
 	}
-	if _, _, err := s.delete(ctx, res, obj.Meta.Namespace, obj.Meta.Name, opts); err != nil && !isGone(err) {
+	if _, _, err := s.writer.Delete(ctx, res, obj.Meta.Namespace, obj.Meta.Name, opts); err != nil && !isGone(err) {
 		s.log.Debug("garbage collector: delete", "resource", res.GroupResource(), "key", obj.Key, "err", err)
 	}
 }
@@ -417,7 +418,7 @@ func isGone(err error) bool {
 // deleteDependents advances the foreground deletion of owner: its
 // dependents are deleted and, once none of them blocks, the
 // foregroundDeletion finalizer is removed.
-func (s *Server) deleteDependents(ctx context.Context, res *registry.Resource, owner *storage.Object) {
+func (s *Controllers) deleteDependents(ctx context.Context, res *registry.Resource, owner *storage.Object) {
 	table, key, uid := res.StorageKey(), owner.Key, owner.Meta.UID
 	s.gc.run("foreground/"+uid, func() {
 		cur := s.store.Get(table, key)
@@ -444,7 +445,7 @@ func (s *Server) deleteDependents(ctx context.Context, res *registry.Resource, o
 
 // orphanDependents processes the orphan finalizer: the owner's reference
 // is removed from every dependent, then the finalizer from the owner.
-func (s *Server) orphanDependents(ctx context.Context, res *registry.Resource, owner *storage.Object) {
+func (s *Controllers) orphanDependents(ctx context.Context, res *registry.Resource, owner *storage.Object) {
 	table, key, uid := res.StorageKey(), owner.Key, owner.Meta.UID
 	s.gc.run("orphan/"+uid, func() {
 		cur := s.store.Get(table, key)
@@ -466,33 +467,33 @@ func (s *Server) orphanDependents(ctx context.Context, res *registry.Resource, o
 
 // rewriteMeta changes the metadata of obj (while it keeps its uid) through
 // the ordinary update commit; change reports whether it changed anything.
-func (s *Server) rewriteMeta(ctx context.Context, res *registry.Resource, obj *storage.Object, change func(m *meta.ObjectMeta) bool) {
+func (s *Controllers) rewriteMeta(ctx context.Context, res *registry.Resource, obj *storage.Object, change func(m *meta.ObjectMeta) bool) {
 	s.rewrite(ctx, res, obj, false, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
 		return rest, change(m)
 	})
 }
 
-// rewriteFn edits an object's metadata in place and returns its other
+// RewriteFunc edits an object's metadata in place and returns its other
 // members (parsed only when asked for) and whether anything changed.
-type rewriteFn func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool)
+type RewriteFunc func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool)
 
 // rewrite changes obj (while it keeps its uid) through the ordinary update
 // commit, retrying on concurrent writes; withBody parses the members
 // beside metadata for change to edit. An update that removes the last
 // finalizer of an object being deleted deletes it, as for any client.
-func (s *Server) rewrite(ctx context.Context, res *registry.Resource, obj *storage.Object, withBody bool, change rewriteFn) {
+func (s *Controllers) rewrite(ctx context.Context, res *registry.Resource, obj *storage.Object, withBody bool, change RewriteFunc) {
 	table, uid := res.StorageKey(), obj.Meta.UID
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, obj.Key)
 		if cur == nil || cur.Meta.UID != uid {
 			return
 		}
-		next, err := rewritten(res, cur, withBody, change)
+		next, err := Rewritten(res, cur, withBody, change)
 		if next == nil && err == nil {
 			return
 		}
 		if err == nil {
-			_, err = s.commitUpdate(ctx, res, cur, next)
+			_, err = s.writer.CommitUpdate(ctx, res, cur, next)
 		}
 		if errors.Is(err, storage.ErrChanged) {
 			continue
@@ -504,9 +505,9 @@ func (s *Server) rewrite(ctx context.Context, res *registry.Resource, obj *stora
 	}
 }
 
-// rewritten builds the next version of cur, or nil when change changes
+// Rewritten builds the next version of cur, or nil when change changes
 // nothing.
-func rewritten(res *registry.Resource, cur *storage.Object, withBody bool, change rewriteFn) (*storage.Object, error) {
+func Rewritten(res *registry.Resource, cur *storage.Object, withBody bool, change RewriteFunc) (*storage.Object, error) {
 	m := storage.CloneMeta(cur.Meta)
 	if !withBody {
 		if _, ok := change(m, nil); !ok {
@@ -514,7 +515,7 @@ func rewritten(res *registry.Resource, cur *storage.Object, withBody bool, chang
 		}
 		return storage.Assemble(cur.Kind, cur.APIVersion, m, cur.Body[cur.MetaEnd:len(cur.Body)-1], cur.Fields)
 	}
-	rest, err := restOf(cur)
+	rest, err := storage.RestOf(cur)
 	if err != nil {
 		return nil, err
 	}
@@ -522,6 +523,6 @@ func rewritten(res *registry.Resource, cur *storage.Object, withBody bool, chang
 	if !ok {
 		return nil, nil
 	}
-	doc := documentOf(rest)
-	return storage.Assemble(cur.Kind, cur.APIVersion, m, encodeRest(rest), res.SelectableFields(&doc))
+	doc := storage.DocumentOf(rest)
+	return storage.Assemble(cur.Kind, cur.APIVersion, m, storage.EncodeRest(rest), res.SelectableFields(&doc))
 }

@@ -1,4 +1,4 @@
-package fakeapiserver
+package controllers
 
 import (
 	"context"
@@ -25,8 +25,8 @@ import (
 // versions; deleting it deletes its objects (watchers see DELETED) and
 // removes the resource.
 
-// crdSpec is the part of a CustomResourceDefinition the server reads.
-type crdSpec struct {
+// CRDSpec is the part of a CustomResourceDefinition the server reads.
+type CRDSpec struct {
 	Group string `json:"group"`
 	Names struct {
 		Plural     string   `json:"plural"`
@@ -55,12 +55,14 @@ type crdSpec struct {
 	} `json:"versions"`
 }
 
-func parseCRDSpec(rest []jsonv.Member) (*crdSpec, error) {
-	specV := findMember(rest, "spec")
+// ParseCRDSpec reads the spec of a CustomResourceDefinition from its
+// top-level members.
+func ParseCRDSpec(rest []jsonv.Member) (*CRDSpec, error) {
+	specV := storage.FindMember(rest, "spec")
 	if specV == nil {
 		return nil, fmt.Errorf("spec is missing")
 	}
-	var spec crdSpec
+	var spec CRDSpec
 	if err := json.Unmarshal(jsonv.Marshal(*specV), &spec); err != nil {
 		return nil, err
 	}
@@ -68,11 +70,11 @@ func parseCRDSpec(rest []jsonv.Member) (*crdSpec, error) {
 }
 
 // crdHook validates a CustomResourceDefinition and sets its status.
-func (s *Server) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error) {
+func (s *Controllers) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error) {
 	invalidCRD := func(errs ...apistatus.FieldError) error {
 		return apistatus.Invalid("apiextensions.k8s.io", "CustomResourceDefinition", m.Name, errs)
 	}
-	spec, err := parseCRDSpec(rest)
+	spec, err := ParseCRDSpec(rest)
 	if err != nil {
 		return nil, invalidCRD(apistatus.FieldInvalid("spec", "", err.Error()))
 	}
@@ -92,21 +94,21 @@ func (s *Server) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Mem
 	if spec.Scope != "Namespaced" && spec.Scope != "Cluster" {
 		errs = append(errs, apistatus.FieldNotSupported("spec.scope", spec.Scope, "Cluster", "Namespaced"))
 	}
-	storage := 0
+	storageVersions := 0
 	for _, v := range spec.Versions {
 		if v.Storage {
-			storage++
+			storageVersions++
 		}
 	}
 	if len(spec.Versions) == 0 {
 		errs = append(errs, apistatus.FieldRequired("spec.versions", "must have exactly one version marked as storage version"))
-	} else if storage != 1 {
-		errs = append(errs, apistatus.FieldInvalidRaw("spec.versions", fmt.Sprint(storage), "must have exactly one version marked as storage version"))
+	} else if storageVersions != 1 {
+		errs = append(errs, apistatus.FieldInvalidRaw("spec.versions", fmt.Sprint(storageVersions), "must have exactly one version marked as storage version"))
 	}
 	if len(errs) > 0 {
 		return nil, invalidCRD(errs...)
 	}
-	now := meta.NewTime(s.clock.Now())
+	now := meta.NewTime(s.now())
 	singular := spec.Names.Singular
 	if singular == "" {
 		singular = strings.ToLower(spec.Names.Kind)
@@ -116,7 +118,7 @@ func (s *Server) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Mem
 		listKind = spec.Names.Kind + "List"
 	}
 	var stored []string
-	if st := findMember(rest, "status"); st != nil {
+	if st := storage.FindMember(rest, "status"); st != nil {
 		if sv := st.Get("storedVersions"); sv != nil && sv.Kind == jsonv.Array {
 			for _, v := range sv.Arr {
 				stored = append(stored, v.Str)
@@ -139,7 +141,7 @@ func (s *Server) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Mem
 		},
 		"storedVersions": stored,
 	}
-	if prev := findMember(rest, "status"); prev != nil {
+	if prev := storage.FindMember(rest, "status"); prev != nil {
 		// Keep the transition times of conditions that already held.
 		if conds := prev.Get("conditions"); conds != nil && len(conds.Arr) == 2 {
 			status["conditions"] = json.RawMessage(jsonv.Marshal(*conds))
@@ -157,7 +159,7 @@ func (s *Server) crdHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Mem
 			}
 		}
 	}
-	return replaceMember(rest, "status", &v), nil
+	return storage.ReplaceMember(rest, "status", &v), nil
 }
 
 func containsString(xs []string, x string) bool {
@@ -170,7 +172,7 @@ func containsString(xs []string, x string) bool {
 }
 
 // crdAfter registers, re-registers or removes the custom resource.
-func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *storage.Object) {
+func (s *Controllers) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *storage.Object) {
 	if prev != nil {
 		if spec := s.crdResources(prev); len(spec) > 0 {
 			if typ == watch.Deleted {
@@ -195,12 +197,12 @@ func (s *Server) crdAfter(ctx context.Context, typ watch.EventType, prev, obj *s
 }
 
 // crdResources derives the served resources of a CRD object.
-func (s *Server) crdResources(obj *storage.Object) []*registry.Resource {
-	rest, err := restOf(obj)
+func (s *Controllers) crdResources(obj *storage.Object) []*registry.Resource {
+	rest, err := storage.RestOf(obj)
 	if err != nil {
 		return nil
 	}
-	spec, err := parseCRDSpec(rest)
+	spec, err := ParseCRDSpec(rest)
 	if err != nil {
 		return nil
 	}
@@ -212,13 +214,13 @@ func (s *Server) crdResources(obj *storage.Object) []*registry.Resource {
 	if listKind == "" {
 		listKind = spec.Names.Kind + "List"
 	}
-	storage := ""
+	storageVersion := ""
 	for _, v := range spec.Versions {
 		if v.Storage {
-			storage = v.Name
+			storageVersion = v.Name
 		}
 	}
-	sum := sha256.Sum256([]byte(spec.Group + "/" + storage + "/" + spec.Names.Kind))
+	sum := sha256.Sum256([]byte(spec.Group + "/" + storageVersion + "/" + spec.Names.Kind))
 	hash := base64.StdEncoding.EncodeToString(sum[:8])
 	var out []*registry.Resource
 	for _, v := range spec.Versions {
@@ -262,7 +264,7 @@ func (s *Server) crdResources(obj *storage.Object) []*registry.Resource {
 
 // deleteAllCustom deletes every object of a custom resource; the garbage
 // collector and namespace deletion see each delete.
-func (s *Server) deleteAllCustom(ctx context.Context, res *registry.Resource) {
+func (s *Controllers) deleteAllCustom(ctx context.Context, res *registry.Resource) {
 	table := res.StorageKey()
 	snap, _ := s.store.Current(table)
 	var objs []*storage.Object
@@ -279,7 +281,3 @@ func (s *Server) deleteAllCustom(ctx context.Context, res *registry.Resource) {
 		}
 	}
 }
-
-// validateCustom checks a custom resource against its definition. Without
-// schema support (part 2) it accepts everything.
-func (s *Server) validateCustom(*registry.Resource, string, []jsonv.Member) error { return nil }

@@ -1,4 +1,4 @@
-package fakeapiserver
+package controllers
 
 import (
 	"context"
@@ -41,7 +41,7 @@ const labelNamespaceName = "kubernetes.io/metadata.name"
 // namespaceLabelHook sets kubernetes.io/metadata.name on every create and
 // update. A real server does this while defaulting the decoded body, before
 // managedFields are recorded, so the writer's entry owns the label.
-func (s *Server) namespaceLabelHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error) {
+func (s *Controllers) namespaceLabelHook(_ context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error) {
 	if m.Labels == nil {
 		m.Labels = map[string]string{}
 	}
@@ -49,19 +49,19 @@ func (s *Server) namespaceLabelHook(_ context.Context, m *meta.ObjectMeta, rest 
 	return rest, nil
 }
 
-// namespaceSpecDefault gives a namespace created without a spec the
+// NamespaceSpecDefault gives a namespace created without a spec the
 // "kubernetes" finalizer. It runs after managedFields are recorded, as the
 // real server's create strategy does, so no manager owns spec.finalizers.
-func namespaceSpecDefault(rest []jsonv.Member) []jsonv.Member {
-	if findMember(rest, "spec") != nil {
+func NamespaceSpecDefault(rest []jsonv.Member) []jsonv.Member {
+	if storage.FindMember(rest, "spec") != nil {
 		return rest
 	}
 	spec := jsonv.NewObject()
 	spec.Set("finalizers", jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{jsonv.NewString(finalizerKubernetes)}})
-	return replaceMember(rest, "spec", &spec)
+	return storage.ReplaceMember(rest, "spec", &spec)
 }
 
-func (s *Server) namespaceDeleteHook(ctx context.Context, res *registry.Resource, cur *storage.Object, _ deleteOptions) (bool, *storage.Object, error) {
+func (s *Controllers) namespaceDeleteHook(ctx context.Context, res *registry.Resource, cur *storage.Object, _ request.DeleteOptions) (bool, *storage.Object, error) {
 	name := cur.Meta.Name
 	if protectedNamespaces[name] {
 		st := apistatus.New(403, meta.ReasonForbidden, fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", name))
@@ -70,12 +70,12 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *registry.Resource
 	}
 	terminating := cur
 	if cur.Meta.DeletionTimestamp == nil {
-		next, err := rewritten(res, cur, true, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
-			t := meta.NewTime(s.clock.Now())
+		next, err := Rewritten(res, cur, true, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
+			t := meta.NewTime(s.now())
 			m.DeletionTimestamp = &t
 			zero := int64(0)
 			m.DeletionGracePeriodSeconds = &zero
-			return setStatusPhase(rest, "Terminating"), true
+			return storage.SetStatusPhase(rest, "Terminating"), true
 		})
 		if err != nil {
 			return true, nil, err
@@ -89,7 +89,7 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *registry.Resource
 		if err != nil {
 			return true, nil, err
 		}
-		s.afterWrite(ctx, res, watch.Modified, cur, terminating)
+		s.AfterWrite(ctx, res, watch.Modified, cur, terminating)
 	}
 	s.syncNamespace(ctx, name)
 	if now := s.store.Get(res.StorageKey(), cur.Key); now != nil && now.Meta.UID == cur.Meta.UID {
@@ -99,25 +99,25 @@ func (s *Server) namespaceDeleteHook(ctx context.Context, res *registry.Resource
 }
 
 // namespaceTerminating reports whether namespace ns is being deleted.
-func (s *Server) namespaceTerminating(ns string) bool {
+func (s *Controllers) namespaceTerminating(ns string) bool {
 	o := s.store.Get("/namespaces", ns)
 	return o != nil && o.Meta.DeletionTimestamp != nil
 }
 
 // namespaceContentChanged lets a terminating namespace progress after an
 // object in it was deleted.
-func (s *Server) namespaceContentChanged(ctx context.Context, ns string) {
+func (s *Controllers) namespaceContentChanged(ctx context.Context, ns string) {
 	if s.namespaceTerminating(ns) {
 		s.syncNamespace(ctx, ns)
 	}
 }
 
 // syncNamespace advances the deletion of namespace ns.
-func (s *Server) syncNamespace(ctx context.Context, ns string) {
+func (s *Controllers) syncNamespace(ctx context.Context, ns string) {
 	s.gc.run("namespace/"+ns, func() { s.syncNamespaceOnce(ctx, ns) })
 }
 
-func (s *Server) syncNamespaceOnce(ctx context.Context, name string) {
+func (s *Controllers) syncNamespaceOnce(ctx context.Context, name string) {
 	nsRes := s.registry.Lookup("", "v1", "namespaces")
 	nsObj := s.store.Get("/namespaces", name)
 	if nsRes == nil || nsObj == nil || nsObj.Meta.DeletionTimestamp == nil {
@@ -143,7 +143,7 @@ func (s *Server) syncNamespaceOnce(ctx context.Context, name string) {
 	}
 	s.rewrite(ctx, nsRes, nsObj, true, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
 		if len(remaining) > 0 {
-			return setNamespaceConditions(rest, namespaceConditions(remaining, finalizers, meta.NewTime(s.clock.Now())))
+			return setNamespaceConditions(rest, namespaceConditions(remaining, finalizers, meta.NewTime(s.now())))
 		}
 		return removeSpecFinalizer(rest, finalizerKubernetes)
 	})
@@ -151,13 +151,13 @@ func (s *Server) syncNamespaceOnce(ctx context.Context, name string) {
 
 // namespacedResources returns one served resource per namespaced storage
 // table that holds objects.
-func (s *Server) namespacedResources() []*registry.Resource {
+func (s *Controllers) namespacedResources() []*registry.Resource {
 	var out []*registry.Resource
 	seen := map[string]bool{}
 	for _, grp := range s.registry.Snapshot() {
 		for _, v := range grp.Versions {
 			for _, res := range v.Resources {
-				if !res.Namespaced || isVirtual(res) || seen[res.StorageKey()] {
+				if !res.Namespaced || res.IsVirtual() || seen[res.StorageKey()] {
 					continue
 				}
 				seen[res.StorageKey()] = true
@@ -169,7 +169,7 @@ func (s *Server) namespacedResources() []*registry.Resource {
 }
 
 // objectsIn returns the objects of res in namespace ns now.
-func (s *Server) objectsIn(res *registry.Resource, ns string) []*storage.Object {
+func (s *Controllers) objectsIn(res *registry.Resource, ns string) []*storage.Object {
 	snap, _ := s.store.Current(res.StorageKey())
 	var out []*storage.Object
 	snap.Ascend(ns+"/", func(_ string, obj *storage.Object) bool {
@@ -215,7 +215,7 @@ func namespaceConditions(remaining, finalizers map[string]int, now meta.Time) []
 // anything changed.
 func setNamespaceConditions(rest []jsonv.Member, conds []map[string]any) ([]jsonv.Member, bool) {
 	st := jsonv.NewObject()
-	if cur := findMember(rest, "status"); cur != nil && cur.Kind == jsonv.Object {
+	if cur := storage.FindMember(rest, "status"); cur != nil && cur.Kind == jsonv.Object {
 		st = cur.Clone()
 	}
 	old := st.Get("conditions")
@@ -241,12 +241,12 @@ func setNamespaceConditions(rest []jsonv.Member, conds []map[string]any) ([]json
 		return rest, false
 	}
 	st.Set("conditions", parsed.Value)
-	return replaceMember(rest, "status", &st), true
+	return storage.ReplaceMember(rest, "status", &st), true
 }
 
 // removeSpecFinalizer removes f from spec.finalizers.
 func removeSpecFinalizer(rest []jsonv.Member, f string) ([]jsonv.Member, bool) {
-	spec := findMember(rest, "spec")
+	spec := storage.FindMember(rest, "spec")
 	if spec == nil || spec.Kind != jsonv.Object {
 		return rest, false
 	}
@@ -260,13 +260,13 @@ func removeSpecFinalizer(rest []jsonv.Member, f string) ([]jsonv.Member, bool) {
 	}
 	next := spec.Clone()
 	next.Set("finalizers", jsonv.Value{Kind: jsonv.Array, Arr: kept})
-	return replaceMember(rest, "spec", &next), true
+	return storage.ReplaceMember(rest, "spec", &next), true
 }
 
-// specFinalizersRemain reports whether obj is a namespace whose
+// SpecFinalizersRemain reports whether obj is a namespace whose
 // spec.finalizers still hold it: an update that leaves metadata.finalizers
 // empty does not delete such a namespace.
-func specFinalizersRemain(res *registry.Resource, obj *storage.Object) bool {
+func SpecFinalizersRemain(res *registry.Resource, obj *storage.Object) bool {
 	if res.StorageKey() != "/namespaces" {
 		return false
 	}
