@@ -33,7 +33,7 @@ Each line starts with who speaks:
 With --web the command also serves a live page of the machinery (the
 state machine, the resourceVersion timeline, the store, the handlers) with
 buttons that inject the faults and sliders for the workload's rate and a
-slow handler; the scheduled faults are off unless --faults-every is given.
+slow handler (--faults-every 0 leaves the breaking to the buttons).
 
 Runs until Ctrl-C, or for --duration.`
 
@@ -63,9 +63,6 @@ func (a *app) demo(ctx context.Context, args []string) error {
 	wf.registerToken(fs)
 	if _, err := a.parse(fs, args, 0, 0); err != nil {
 		return err
-	}
-	if web && !flagGiven(fs, "faults-every") {
-		faultsEvery = 0 // the page's buttons break things instead
 	}
 	switch {
 	case duration < 0, faultsEvery < 0, rate < 0, objects < 0, chunk < 0:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"net"
 	"sync"
@@ -138,11 +137,4 @@ func slowHandler(ctx context.Context, slow *atomic.Int64) informer.Handler[*meta
 		UpdateFunc: func(_, _ *meta.Unstructured) { work() },
 		DeleteFunc: func(*meta.Unstructured, bool) { work() },
 	}
-}
-
-// flagGiven reports whether the command line set the flag name.
-func flagGiven(fs *flagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
 }

@@ -88,9 +88,12 @@ const (
 	maxFrameChanged = 8
 )
 
-// cursor is where one connection is in the recorder's rings.
+// cursor is where one connection is in the recorder's rings. The first
+// frame of a connection carries every event the ring holds; later ones
+// at most maxFramePoints.
 type cursor struct {
 	events, marks, transitions uint64
+	sampled                    bool
 }
 
 // sample copies what is new since cur into f and moves cur on.
@@ -113,9 +116,13 @@ func (r *Recorder) sample(cur *cursor, f *Frame) {
 		f.Points = append(f.Points, pointView(r.marks[seq%markRing]))
 	}
 	cur.marks = r.mseq
-	// The events: the newest maxFramePoints of those the ring still holds,
+	// The events: the newest limit of those the ring still holds,
 	// the rest counted.
-	first := max(cur.events+1, oldest(r.eseq, eventRing), oldest(r.eseq, maxFramePoints))
+	limit := uint64(maxFramePoints)
+	if !cur.sampled {
+		limit, cur.sampled = eventRing, true
+	}
+	first := max(cur.events+1, oldest(r.eseq, eventRing), oldest(r.eseq, limit))
 	f.Coalesced = first - 1 - cur.events
 	for seq := first; seq <= r.eseq; seq++ {
 		p := r.events[seq%eventRing]
@@ -131,13 +138,13 @@ func (r *Recorder) sample(cur *cursor, f *Frame) {
 func oldest(last, n uint64) uint64 { return last - min(last, n) + 1 }
 
 // startSampling registers a new page and places its cursor so that its
-// first frame carries the recent history without counting all of the past
-// as coalesced; stopSampling unregisters it.
+// first frame carries the history the rings hold without counting the
+// older past as coalesced; stopSampling unregisters it.
 func (r *Recorder) startSampling() cursor {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sampling++
-	return cursor{events: oldest(r.eseq, maxFramePoints) - 1}
+	return cursor{events: oldest(r.eseq, eventRing) - 1}
 }
 
 func (r *Recorder) stopSampling() {

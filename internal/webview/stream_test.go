@@ -161,8 +161,8 @@ func TestBurstReachesThePageSampled(t *testing.T) {
 	}
 	f := openFrames(t, ctx, srv.Client(), srv.URL)
 	first := f.next()
-	require.Len(t, first.Points, 60, "a page that connects late gets the recent history, sampled")
-	assert.Equal(t, fmt.Sprint(before), first.Points[59].RV)
+	require.Len(t, first.Points, 512, "a page that connects late gets the history the ring holds")
+	assert.Equal(t, fmt.Sprint(before), first.Points[511].RV)
 	assert.Zero(t, first.Coalesced, "the past is not counted as coalesced")
 	assert.Equal(t, uint64(before), first.Counts.Modified)
 

@@ -16,7 +16,7 @@ const view = {
   changed: new Map(), // key -> time it changed (ms, page clock)
   storeCount: -1,
   tableDirty: true,
-  lastTable: 0,
+  lastTable: -Infinity,
   coalesced: 0,
 };
 
@@ -34,7 +34,10 @@ function render(f) {
   $("#name").textContent = f.name || "an informer";
   view.elapsed = f.elapsed;
   $("#elapsed").textContent = (f.elapsed / 1000).toFixed(1) + "s";
-  for (const t of f.transitions || []) fire(t);
+  // The first frame brings history: log it, and animate only its newest
+  // transition.
+  const ts = f.transitions || [];
+  ts.forEach((t, i) => fire(t, f.seq > 1 || i === ts.length - 1));
   drawState(f.state);
   for (const p of f.points || []) view.points.push(p);
   if (view.points.length > MAX_POINTS) view.points.splice(0, view.points.length - MAX_POINTS);
@@ -65,11 +68,11 @@ function drawState(s) {
   }
 }
 
-function fire(t) {
+function fire(t, animate) {
   view.transitions.unshift(t);
   view.transitions.length = Math.min(view.transitions.length, 40);
   const edge = document.getElementById("e-" + t.from + "-" + t.to);
-  if (edge) {
+  if (edge && animate) {
     edge.classList.remove("fire");
     void edge.getBoundingClientRect(); // restart the animation
     edge.classList.add("fire");
@@ -89,6 +92,7 @@ function fire(t) {
   why.textContent = t.reason ? "  " + t.reason : "";
   li.title = t.text;
   li.append(at, move, why);
+  if (!animate) li.className = "old";
   log.prepend(li);
   while (log.children.length > 8) log.lastChild.remove();
 }
