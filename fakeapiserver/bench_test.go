@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// Benchmarks behind docs/performance-fakeapiserver.md.
+// Benchmarks behind docs/performance.md ("The fake API server").
 
 // podJSON is a pod of realistic size (~2 KB).
 func podJSON(name string) string {

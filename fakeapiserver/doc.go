@@ -7,68 +7,88 @@
 // reflector → cache → informer): it is the other end of the socket. It
 // imports only the pure pieces meta, selector and watch, never the client
 // side, so it cannot share a bug with the client it tests. Its
-// specification is the real server's wire behaviour (API-SEMANTICS.md);
-// what it does not do is listed in docs/fidelity-fakeapiserver.md.
+// specification is the real server's wire behaviour, as the project's API
+// semantics page in docs/ describes it; how closely it follows it, and
+// where it does not, is docs/fidelity.md.
 //
 //	s := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
 //	cfg := s.Kubeconfig()   // or s.URL() for plain HTTP
 //
-// # Where things are
+// # The rooms
+//
+// The server is built in layers; each imports only those below it, and
+// nothing below the handlers knows about HTTP handlers or the Server.
+//
+//   - internal/storage (bottom): the store — one global resourceVersion,
+//     one persistent sorted map per resource per resourceVersion, the
+//     change log, compaction — and the watch fan-out. No HTTP, no wire
+//     encoding: the watch handler hands it an Encoding.
+//   - internal/apistatus (bottom): the Status bodies of every error the
+//     server answers with, and field errors.
+//   - internal/registry: what each kind is and does — the generated
+//     built-in resource table and the per-kind rules (selectable fields,
+//     generation, name rules), CRD-served resources.
+//   - internal/validation: metadata rules, a body against its kind's
+//     OpenAPI schema, a custom resource against its CRD's schema.
+//   - internal/request: request and response plumbing — URL parsing, list
+//     options, content negotiation, writing bodies and Statuses, decoding
+//     request bodies, Match, DeleteOptions.
+//   - internal/discovery: /version, health, discovery documents, OpenAPI.
+//   - internal/auth: tokens, client certificates, impersonation, forbid
+//     rules, the generated CA.
+//   - internal/faults: the fault model (fail, delay, expire, stale lists;
+//     which watches a watch fault hits).
+//   - internal/controllers: the garbage collector, namespace deletion and
+//     CRDs, writing through a Writer the root implements with its
+//     ordinary write paths.
+//   - this package (top): Server, Options and the HTTP handlers.
+//
+// Where a change goes: a new per-kind rule or selectable field in
+// internal/registry (resources_behaviour.go); a new response encoding in
+// internal/request (negotiate.go, output.go); a new check of a request
+// body in internal/validation; a new verb or subresource handler here
+// (beside crud_*.go, scale.go); a new in-server controller in
+// internal/controllers, hooked in through hooks.go; a new fault in
+// internal/faults with its Server method in faults.go.
+//
+// Supporting packages: internal/pmap (persistent sorted map), internal/jsonv
+// (JSON values), internal/patch and internal/strategicpatch (JSON, merge and
+// strategic merge patch), internal/apply (server-side apply),
+// internal/openapi (the real server's schemas), internal/table (Tables),
+// internal/reviewpb (the protobuf of access reviews), internal/builtin
+// (built-in defaulting and validation), internal/metrics (/metrics),
+// internal/satoken (service account tokens), internal/gen (generates the
+// resource table).
+//
+// # Files of this package
 //
 //   - server.go: Server, New, NewForTest, Start, URL, Close; request
 //     routing, request log, panic recovery. options.go: every knob.
 //     clock.go: the Clock interface and FakeClock.
-//   - storage.go: the store — one global resourceVersion, one persistent
-//     sorted map per resource (internal/pmap) per resourceVersion, and the
-//     change log; compaction. fanout.go: watchers, their bounded queues
-//     (a watch in one namespace is not queued other namespaces' changes),
-//     encoded-once events.
-//   - object.go: how an object is held (its JSON, split so the same bytes
-//     serve objects, list items and every version). decode.go: request
-//     bodies. validation.go: metadata rules and write options.
-//     validation_types.go: one walk of a built-in kind's body against its
-//     OpenAPI schema (wrong types, unknown and duplicate fields);
-//     validation_quantity.go: quantities; validation_custom.go: custom
-//     resources against their CRD's structural schema (pruning, types).
-//     managedfields.go: Update
-//     entries of metadata.managedFields (recorded by internal/apply's
-//     Update; the field manager from the User-Agent).
-//   - requestinfo.go: URL → verb and resource. resource.go: dispatch and
-//     GET. crud_create.go, crud_update.go, crud_patch.go (JSON and merge
-//     patch, internal/patch), crud_delete.go (finalizers, graceful pods,
-//     delete collection).
-//   - listoptions.go: list/watch parameters and their validation.
-//     list.go: snapshots, pagination, continue tokens; large lists
+//   - resource.go: dispatch of a resource request and GET.
+//     crud_create.go, crud_update.go, crud_patch.go (JSON and merge
+//     patch), crud_delete.go (finalizers, graceful pods, delete
+//     collection). apply.go: server-side apply (internal/apply).
+//     managedfields.go: Update entries of metadata.managedFields.
+//   - list.go: snapshots, pagination, continue tokens; large lists
 //     streamed from the stored bytes. watch.go: the watch stream (initial
 //     events, bookmarks, timeouts, selector transitions). watchflush.go:
-//     flush pacing (one write per burst, none delayed when idle).
-//     Load tests (build tag load): load_test.go, load_list_test.go (LIST
-//     against the peerbench replay server); fanoutload_test.go is the
-//     fan-out harness they and BenchmarkFanOutLoad share.
-//   - resources.go: the Resource model and registry. resources_builtin.go:
-//     the built-in table. resources_behaviour.go: per-resource rules (field
-//     selectors, generation, create-on-update...). hooks.go, namespaces.go,
-//     crd.go: the resources with behaviour beyond storage.
-//   - gc.go: the garbage collector (ownerReferences: background,
-//     foreground, orphan), run after every write through the ordinary
-//     write paths; namespaces.go also empties and removes a deleted
-//     namespace, namespace_finalize.go serves namespaces/finalize.
-//     scale.go: the scale subresource (autoscaling/v1 Scale).
-//   - discovery.go (discovery_docs.go: the legacy documents' types),
-//     openapi.go, openapi_v2.go (internal/openapi): what kubectl reads
-//     first; the resource table is generated from a real server's
-//     discovery documents by internal/gen. negotiate.go, output.go:
-//     content types, pretty printing, Status bodies (status.go).
-//     tables.go: meta.k8s.io Tables (internal/table) for list, single GET
-//     and watch events when a read asks for as=Table; custom resources
-//     use their CRD's additionalPrinterColumns.
-//   - auth.go, tls.go: tokens, client certificates, impersonation, forbid
-//     rules, the generated CA. virtual.go: the create-only resources
-//     (access and rules reviews, bindings); review_body.go reads their
-//     bodies, including the protobuf kubectl auth can-i sends
-//     (internal/reviewpb). websocket.go: watch over a websocket.
+//     flush pacing. websocket.go: watch over a websocket.
+//   - scale.go: the scale subresource. tables.go: meta.k8s.io Tables for
+//     reads that ask for as=Table. namespace_finalize.go: the
+//     namespaces/finalize subresource. virtual.go: the create-only
+//     resources (access and rules reviews, bindings); review_body.go reads
+//     their bodies.
+//   - controllers.go: the Writer the in-server controllers write through.
 //   - faults.go (Go API) and admin.go (HTTP): injected failures, delays,
 //     cut and stalled watches, compaction, restarts, stale reads.
-//   - manifests.go: loading YAML/JSON objects. kubeconfig.go. waiters.go:
-//     WaitForWatchers, so tests never sleep.
+//   - auth.go, resources.go: the public names of auth's and registry's
+//     types (User, ForbidRule, ClientUser, Resource).
+//   - manifests.go: loading YAML/JSON objects. kubeconfig.go: Kubeconfig
+//     and ClientTLSConfig. waiters.go: WaitForWatchers, so tests never
+//     sleep.
+//
+// Tests drive the server over loopback (or its http.Handler). Load tests
+// (build tag load): load_test.go, load_list_test.go; fanoutload_test.go is
+// the fan-out harness they and BenchmarkFanOutLoad share.
 package fakeapiserver

@@ -29,7 +29,7 @@ import (
 	"github.com/kubecache/kubecache/watch"
 )
 
-// TestLoadListVsReplay is issue 9's LIST target: a full, unpaged LIST of
+// TestLoadListVsReplay checks LIST speed: a full, unpaged LIST of
 // 100,000 pods from the fake server in under twice the time the peerbench
 // replay server (which only copies pre-encoded bytes) takes to send the
 // same pods. The replay server's binary comes from KUBECACHE_REPLAYSERVER

@@ -123,7 +123,7 @@ func TestLoad(t *testing.T) {
 	require.NoError(t, ctx.Err(), "the load test exceeded its time budget")
 }
 
-// TestLoadFanOut is issue 9's fan-out target: 100,000 objects loaded, 500
+// TestLoadFanOut checks fan-out under load: 100,000 objects loaded, 500
 // HTTP watchers, 1,000 updates/s for KUBECACHE_FANOUT_SECONDS (default 10)
 // written in process through the update path. Every watcher must receive
 // every event (none dropped as too slow, with a queue of two seconds of

@@ -18,7 +18,7 @@ import (
 // Absurd query values get the real kube-apiserver v1.37.2's code and
 // message, except that the fake server never answers 500: a watch at an
 // unparseable resourceVersion, a 500 on a real server, is a 400 naming the
-// parameter (docs/fidelity.md, "Differences accepted").
+// parameter (docs/fidelity.md, "Accepted differences").
 func TestAbsurdQueryValues(t *testing.T) {
 	s := NewForTest(t, Options{})
 	cm := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"q"}}`

@@ -18,7 +18,7 @@ import (
 // schema validator's words. A null is kept where the schema says nullable
 // and dropped elsewhere. Formats, enums, patterns,
 // bounds, required fields and CEL rules are not checked
-// (docs/fidelity-fakeapiserver.md, "Validation").
+// (docs/fidelity.md, "Validation").
 
 // customWalk is one walk of a custom resource against its schema.
 type customWalk struct {

@@ -14,8 +14,8 @@ import (
 
 // Validation of what every object has: metadata, and of the write
 // options. The types of every field are checked against the kind's schema
-// in types.go; what is not validated is listed in
-// docs/fidelity-fakeapiserver.md ("Validation").
+// in types.go; what is not validated is listed in docs/fidelity.md
+// ("Validation the fake server does not do").
 
 const (
 	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
