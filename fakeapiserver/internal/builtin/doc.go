@@ -32,7 +32,9 @@
 // cause, and Message), validate.go (Validate, the kind table and the
 // error helpers), validate_pod.go (pod specs), validate_workloads.go,
 // validate_core.go, validate_other.go (each kind's rules),
-// validate_update.go (ValidateUpdate: immutable fields), bootstrap.go and
+// validate_update.go (ValidateUpdate: immutable fields), connect.go (the
+// answers of pods/log, exec, attach, portforward and nodes/proxy without a
+// kubelet), bootstrap.go and
 // bootstrap.json (the objects a fresh real server creates for itself), selector.go
 // (label selectors), names.go (name and key formats), cron.go (CronJob
 // schedules), edit.go (helpers that edit a jsonv object in place).
