@@ -18,6 +18,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
 )
 
@@ -147,7 +148,7 @@ func BenchmarkInformerSync(b *testing.B) {
 func syncBench[T meta.Object](b *testing.B, client *rest.Client, streaming bool) {
 	b.ReportAllocs()
 	for b.Loop() {
-		lw, err := informer.NewListWatch[T](client, informer.Source{Resource: "pods"})
+		lw, err := reflector.NewListWatch[T](client, reflector.Source{Resource: "pods"})
 		require.NoError(b, err)
 		opts := informer.Options[T]{Name: "pods"}
 		opts.Reflector.DisableStreamingList = !streaming

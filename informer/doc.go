@@ -36,7 +36,13 @@
 // object the cache holds at that moment, then every later change: the
 // snapshot and the cursor are taken under the lock that orders changes, so
 // there is no gap and no duplicate. Resync is per handler and travels
-// through the same log, so it is ordered with real changes. Informers of
+// through the same log, so it is ordered with real changes.
+//
+// An informer reads its resource through any reflector.ListerWatcher;
+// reflector.NewListWatch builds one over rest from a reflector.Source
+// (resource, namespace, selectors, metadata-only when T is
+// *meta.PartialObjectMetadata, and Transport: rest.WatchOverWebsocket to
+// watch over a websocket). Informers of
 // one process are shared through a Factory: one watch per resource, type,
 // selector and transform, however many controllers read it.
 //
@@ -51,8 +57,6 @@
 //	resync.go        per-handler resync rounds
 //	transform.go     Transform, DropManagedFields, and the store the reflector writes into
 //	wait.go          WaitForCacheSync, Syncer, NotSyncedError (why a cache has not synced)
-//	source.go        Source and NewListWatch: list/watch over rest, label selectors,
-//	                 metadata-only (PartialObjectMetadata) informers
 //	factory.go       Factory, For, Spec: informers shared by key
 //	errors.go        finding the server's Status inside an error
 //

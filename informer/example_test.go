@@ -7,6 +7,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
 )
 
@@ -42,7 +43,7 @@ func Example() {
 
 	// An informer for the configmaps of one namespace, without the
 	// managedFields nobody here reads.
-	lw, err := informer.NewListWatch[*ConfigMap](c, informer.Source{Resource: "configmaps", Namespace: "default"})
+	lw, err := reflector.NewListWatch[*ConfigMap](c, reflector.Source{Resource: "configmaps", Namespace: "default"})
 	if err != nil {
 		panic(err)
 	}

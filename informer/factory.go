@@ -14,10 +14,10 @@ import (
 
 // Factory shares informers: every caller asking for the same thing gets the
 // same informer, so a process opens one watch per resource however many
-// controllers read it. The sharing key is the object type, the Source
-// (resource, namespace, label and field selectors), the transform's name,
-// the queue kind and SkipUnchangedUpdates: any difference gets its own
-// informer.
+// controllers read it. The sharing key is the object type, the
+// reflector.Source (resource, namespace, label and field selectors, watch
+// transport), the transform's name, the queue kind and
+// SkipUnchangedUpdates: any difference gets its own informer.
 //
 // A Factory is safe for concurrent use. Informers may be asked for before
 // or while Run runs; those asked for while it runs are started at once.
@@ -52,7 +52,7 @@ type FactoryOptions struct {
 // Spec says which informer For returns. Every field is part of the sharing
 // key (the transform by its Name).
 type Spec[T meta.Object] struct {
-	Source
+	reflector.Source
 	Transform            Transform[T]
 	Queue                QueueKind
 	SkipUnchangedUpdates bool
@@ -61,7 +61,7 @@ type Spec[T meta.Object] struct {
 // factoryKey is what makes two informers the same.
 type factoryKey struct {
 	typ           reflect.Type
-	src           Source
+	src           reflector.Source
 	transform     string
 	queue         QueueKind
 	skipUnchanged bool
@@ -116,7 +116,7 @@ func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
 	if f.state == stateStopped {
 		return nil, fmt.Errorf("informer for %s: %w", spec.Resource, ErrStopped)
 	}
-	lw, err := NewListWatch[T](f.client, spec.Source)
+	lw, err := reflector.NewListWatch[T](f.client, spec.Source)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ func TestFactorySharesOneInformerPerKey(t *testing.T) {
 	e := newEnv(t)
 	e.create("default", "a", nil)
 	f := informer.NewFactory(e.c, informer.FactoryOptions{Reflector: reflector.Options{Backoff: fastBackoff}})
-	spec := informer.Spec[*ConfigMap]{Source: informer.Source{Resource: "configmaps"}}
+	spec := informer.Spec[*ConfigMap]{Source: reflector.Source{Resource: "configmaps"}}
 
 	first, err := informer.For(f, spec)
 	require.NoError(t, err)
@@ -27,9 +27,9 @@ func TestFactorySharesOneInformerPerKey(t *testing.T) {
 	drop := informer.DropManagedFields[*ConfigMap]()
 	others := map[string]informer.Syncer{}
 	for name, s := range map[string]informer.Spec[*ConfigMap]{
-		"namespace":      {Source: informer.Source{Resource: "configmaps", Namespace: "default"}},
-		"label selector": {Source: informer.Source{Resource: "configmaps", LabelSelector: "app"}},
-		"field selector": {Source: informer.Source{Resource: "configmaps", FieldSelector: "metadata.name=a"}},
+		"namespace":      {Source: reflector.Source{Resource: "configmaps", Namespace: "default"}},
+		"label selector": {Source: reflector.Source{Resource: "configmaps", LabelSelector: "app"}},
+		"field selector": {Source: reflector.Source{Resource: "configmaps", FieldSelector: "metadata.name=a"}},
 		"transform":      {Source: spec.Source, Transform: drop},
 		"queue":          {Source: spec.Source, Queue: informer.DeltaFIFO},
 		"skip unchanged": {Source: spec.Source, SkipUnchangedUpdates: true},
@@ -49,7 +49,7 @@ func TestFactorySharesOneInformerPerKey(t *testing.T) {
 		Func: func(cm *ConfigMap) (*ConfigMap, error) { return cm, nil },
 	}})
 	assert.ErrorIs(t, err, informer.ErrInvalidOptions, "a shared transform needs a name")
-	_, err = informer.For(f, informer.Spec[*ConfigMap]{Source: informer.Source{Resource: "a/b/c/d"}})
+	_, err = informer.For(f, informer.Spec[*ConfigMap]{Source: reflector.Source{Resource: "a/b/c/d"}})
 	assert.Error(t, err, "a bad source")
 
 	// Two controllers on the shared informer: one watch between them.
@@ -67,14 +67,14 @@ func TestFactorySharesOneInformerPerKey(t *testing.T) {
 	assert.Equal(t, watches, e.srv.Watchers("configmaps"))
 
 	// An informer asked for while the factory runs is started at once.
-	late, err := informer.For(f, informer.Spec[*ConfigMap]{Source: informer.Source{Resource: "configmaps", Namespace: "kube-system"}})
+	late, err := informer.For(f, informer.Spec[*ConfigMap]{Source: reflector.Source{Resource: "configmaps", Namespace: "kube-system"}})
 	require.NoError(t, err)
 	waitSynced(t, late)
 	assert.Equal(t, "kube-system/configmaps", late.Name())
 
 	assert.ErrorIs(t, f.Run(e.ctx), informer.ErrAlreadyStarted)
 	stop()
-	_, err = informer.For(f, informer.Spec[*ConfigMap]{Source: informer.Source{Resource: "secrets"}})
+	_, err = informer.For(f, informer.Spec[*ConfigMap]{Source: reflector.Source{Resource: "secrets"}})
 	assert.ErrorIs(t, err, informer.ErrStopped)
 	again, err = informer.For(f, spec)
 	require.NoError(t, err, "an existing informer is still returned")

@@ -84,7 +84,7 @@ func (e *env) remove(ns, name string) {
 // server, with fast retries.
 func (e *env) informerFor(ns string, opts informer.Options[*ConfigMap]) *informer.Informer[*ConfigMap] {
 	e.t.Helper()
-	lw, err := informer.NewListWatch[*ConfigMap](e.c, informer.Source{Resource: "configmaps", Namespace: ns})
+	lw, err := reflector.NewListWatch[*ConfigMap](e.c, reflector.Source{Resource: "configmaps", Namespace: ns})
 	require.NoError(e.t, err)
 	if opts.Reflector.Backoff == (reflector.Backoff{}) {
 		opts.Reflector.Backoff = fastBackoff

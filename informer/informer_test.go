@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/selector"
 )
 
@@ -65,7 +66,7 @@ func TestLabelSelectorRestrictsTheCache(t *testing.T) {
 	e := newEnv(t)
 	e.createLabelled("default", "keep", map[string]string{"app": "web"})
 	e.createLabelled("default", "drop", map[string]string{"app": "db"})
-	lw, err := informer.NewListWatch[*ConfigMap](e.c, informer.Source{Resource: "configmaps", LabelSelector: "app=web"})
+	lw, err := reflector.NewListWatch[*ConfigMap](e.c, reflector.Source{Resource: "configmaps", LabelSelector: "app=web"})
 	require.NoError(t, err)
 	inf, err := informer.New(lw, informer.Options[*ConfigMap]{})
 	require.NoError(t, err)
@@ -75,25 +76,6 @@ func TestLabelSelectorRestrictsTheCache(t *testing.T) {
 	web, err := selector.ParseLabels("app=web")
 	require.NoError(t, err)
 	assert.Len(t, inf.Lister().List(web), 1)
-}
-
-func TestNewListWatchRejectsBadSources(t *testing.T) {
-	e := newEnv(t)
-	for _, tc := range []struct {
-		src  informer.Source
-		want string
-	}{
-		{informer.Source{Resource: ""}, "resource \"\": empty"},
-		{informer.Source{Resource: "configmaps", LabelSelector: "a in (b"}, "label selector"},
-		{informer.Source{Resource: "configmaps", FieldSelector: "metadata.name"}, "field selector"},
-	} {
-		_, err := informer.NewListWatch[*ConfigMap](e.c, tc.src)
-		if assert.Error(t, err, "%+v", tc.src) {
-			assert.Contains(t, err.Error(), tc.want)
-		}
-	}
-	_, err := informer.NewListWatch[*ConfigMap](nil, informer.Source{Resource: "configmaps"})
-	assert.ErrorIs(t, err, informer.ErrInvalidOptions)
 }
 
 func TestLifecycleErrors(t *testing.T) {
@@ -117,7 +99,7 @@ func TestLifecycleErrors(t *testing.T) {
 
 	_, err = informer.New(nil, informer.Options[*ConfigMap]{})
 	assert.Error(t, err, "nil ListerWatcher")
-	lw, err := informer.NewListWatch[*ConfigMap](e.c, informer.Source{Resource: "configmaps"})
+	lw, err := reflector.NewListWatch[*ConfigMap](e.c, reflector.Source{Resource: "configmaps"})
 	require.NoError(t, err)
 	for name, opts := range map[string]informer.Options[*ConfigMap]{
 		"queue kind":       {Queue: 7},
@@ -132,7 +114,7 @@ func TestLifecycleErrors(t *testing.T) {
 func TestMetadataOnlyInformerAsksForPartialObjectMetadata(t *testing.T) {
 	e := newEnv(t)
 	e.createLabelled("default", "a", map[string]string{"app": "web"})
-	lw, err := informer.NewListWatch[*meta.PartialObjectMetadata](e.c, informer.Source{Resource: "configmaps", Namespace: "default"})
+	lw, err := reflector.NewListWatch[*meta.PartialObjectMetadata](e.c, reflector.Source{Resource: "configmaps", Namespace: "default"})
 	require.NoError(t, err)
 	inf, err := informer.New(lw, informer.Options[*meta.PartialObjectMetadata]{})
 	require.NoError(t, err)

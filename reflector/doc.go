@@ -16,7 +16,10 @@
 // Mirror builds the three pieces a reader of the original article knows —
 // a ListerWatcher (NewListWatchFromClient), a Reflector (NewReflector) and
 // its Run — with the default Options. Build them yourself for selectors,
-// hooks or other options.
+// a metadata-only cache, watches over a websocket, hooks or other options:
+// NewListWatch takes a Source (resource, namespace, label and field
+// selectors, watch transport) and is the one constructor of a
+// ListerWatcher over rest; NewListWatchFromClient is its short form.
 //
 // # What a Reflector does
 //
@@ -91,7 +94,8 @@
 //
 //	doc.go                  this map
 //	lister_watcher.go       ListerWatcher, Known, ListWatch
-//	list_watch_client.go    NewListWatchFromClient over rest, ParseResource
+//	list_watch_client.go    Source, NewListWatch and NewListWatchFromClient over rest
+//	                        (selectors, metadata-only lists, watch transport), ParseResource
 //	mirror.go               Mirror, the folded form
 //	options.go              ListOptions (the query), Options, Backoff
 //	store.go                Store and what a store may add: BulkReplacer, Lookup, Resyncer

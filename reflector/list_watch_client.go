@@ -12,54 +12,89 @@ import (
 	"github.com/kubecache/kubecache/watch"
 )
 
-// NewListWatchFromClient returns a ListerWatcher for one resource over HTTP:
-// LIST and WATCH requests built with c, in namespace ("" for all namespaces
-// or a cluster-scoped resource), restricted by fieldSelector (the zero
-// Fields selects everything).
-//
-// resource names the resource and its API group and version in one of
-// three forms:
-//
-//	"pods"                  a core resource, /api/v1
-//	"deployments.v1.apps"   resource.version.group, as kubectl spells it
-//	"apps/v1/deployments"   group/version/resource ("v1/pods" for core)
-//
-// A resource that fits none of them gives an error wrapping
-// rest.ErrInvalidRequest from every List and Watch.
+// Source says what a ListerWatcher built by NewListWatch lists and watches
+// on an API server, and how its watches travel. It is comparable, so it can
+// be part of a key (an informer factory shares informers by it).
+type Source struct {
+	// Resource names the resource and its API group and version in one of
+	// three forms:
+	//
+	//	"pods"                  a core resource, /api/v1
+	//	"deployments.v1.apps"   resource.version.group, as kubectl spells it
+	//	"apps/v1/deployments"   group/version/resource ("v1/pods" for core)
+	Resource string
+	// Namespace restricts the lists and watches to one namespace; "" is all
+	// namespaces (and the only choice for a cluster-scoped resource).
+	Namespace string
+	// LabelSelector and FieldSelector restrict them to matching objects, in
+	// the server's syntax ("app=web,tier!=db", "metadata.name=x"). They are
+	// joined with any selector the ListOptions of a call carry.
+	LabelSelector string
+	FieldSelector string
+	// Transport is how watches receive events: chunked HTTP (the zero
+	// value) or a websocket. Lists are plain requests either way.
+	Transport rest.WatchTransport
+}
+
+// Metadata-only ListerWatchers ask the server for PartialObjectMetadata:
+// the list form for a LIST, the object form for a WATCH, each falling back
+// to the full object where the server cannot (a client must accept both).
+const (
+	acceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+	acceptMetadata     = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
+)
+
+// NewListWatch returns a ListerWatcher for src over HTTP: LIST and WATCH
+// requests built with client. It checks src first: a nil client, a resource
+// that does not parse (an error wrapping rest.ErrInvalidRequest) or a
+// selector that does not parse is an error naming what is wrong.
 //
 // List streams the response: each item is decoded into T as it is read
 // from the body, and an item whose namespace, name and resourceVersion the
 // known function recognises (peeked with meta.PeekMeta, without decoding)
 // is not decoded at all; the known object is handed on instead. Watch
-// decodes each event once, the same way.
-func NewListWatchFromClient[T meta.Object](c rest.Getter, resource, namespace string, fieldSelector selector.Fields) *ListWatch[T] {
-	group, version, res, perr := ParseResource(resource)
-	fields := fieldSelector.String()
-	request := func(opts ListOptions) (*rest.Request, error) {
-		if perr != nil {
-			return nil, perr
+// opens the watch with rest.WatchDecoded over src.Transport and decodes
+// each event once, the same way.
+//
+// When T is *meta.PartialObjectMetadata the ListerWatcher is metadata-only:
+// every request asks the server for PartialObjectMetadata (Accept:
+// application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,
+// application/json, and the PartialObjectMetadataList form for lists), so
+// only names, labels, owners and the rest of the metadata cross the wire.
+func NewListWatch[T meta.Object](client rest.Getter, src Source) (*ListWatch[T], error) {
+	if meta.IsNil(client) {
+		return nil, fmt.Errorf("list-watch %s: %w: client is nil", src.Resource, ErrInvalidOptions)
+	}
+	group, version, resource, err := ParseResource(src.Resource)
+	if err != nil {
+		return nil, fmt.Errorf("list-watch: %w", err)
+	}
+	labels, err := selector.ParseLabels(src.LabelSelector)
+	if err != nil {
+		return nil, fmt.Errorf("list-watch %s: label selector: %w", src.Resource, err)
+	}
+	fields, err := selector.ParseFields(src.FieldSelector)
+	if err != nil {
+		return nil, fmt.Errorf("list-watch %s: field selector: %w", src.Resource, err)
+	}
+	ls, fs := labels.String(), fields.String()
+	metadataOnly := isMetadata[T]()
+	request := func(opts ListOptions, accept string) *rest.Request {
+		opts.LabelSelector = joinSelectors(ls, opts.LabelSelector)
+		opts.FieldSelector = joinSelectors(fs, opts.FieldSelector)
+		r := client.Get().Group(group).Version(version).Namespace(src.Namespace).Resource(resource)
+		if metadataOnly {
+			r.SetHeader("Accept", accept)
 		}
-		if fields != "" {
-			if opts.FieldSelector != "" {
-				opts.FieldSelector = fields + "," + opts.FieldSelector
-			} else {
-				opts.FieldSelector = fields
-			}
-		}
-		r := c.Get().Group(group).Version(version).Namespace(namespace).Resource(res)
 		for k, vs := range opts.Values() {
 			r.Param(k, vs[0])
 		}
-		return r, nil
+		return r
 	}
 	return &ListWatch[T]{
 		ListFunc: func(ctx context.Context, opts ListOptions, known Known[T], emit func(T) error) (meta.ListMeta, error) {
-			r, err := request(opts)
-			if err != nil {
-				return meta.ListMeta{}, err
-			}
 			decode := decoder(known)
-			_, lm, err := r.ListItems(ctx, func(list meta.TypeMeta, raw []byte) error {
+			_, lm, err := request(opts, acceptMetadataList).ListItems(ctx, func(list meta.TypeMeta, raw []byte) error {
 				obj, fresh, err := decode(raw)
 				if err != nil {
 					return err
@@ -72,21 +107,52 @@ func NewListWatchFromClient[T meta.Object](c rest.Getter, resource, namespace st
 			return lm, err
 		},
 		WatchFunc: func(ctx context.Context, opts ListOptions, known Known[T]) (watch.Interface[T], error) {
-			r, err := request(opts)
-			if err != nil {
-				return nil, err
-			}
-			body, err := r.Param("watch", "true").Stream(ctx)
-			if err != nil {
-				return nil, err
-			}
 			decode := decoder(known)
-			return watch.NewStreamWatcher(ctx, body, func(raw []byte) (T, error) {
+			r := request(opts, acceptMetadata).Transport(src.Transport)
+			return rest.WatchDecoded(ctx, r, func(raw []byte) (T, error) {
 				obj, _, err := decode(raw)
 				return obj, err
-			}, watch.DecoderOptions{MaxFrameSize: r.MaxWatchFrameBytes()}), nil
+			})
 		},
+	}, nil
+}
+
+// NewListWatchFromClient is NewListWatch in the form the client-go
+// article names: a ListerWatcher for resource in namespace ("" for all
+// namespaces or a cluster-scoped resource), restricted by fieldSelector
+// (the zero Fields selects everything), watching over chunked HTTP. It
+// never fails: a resource that does not parse gives an error wrapping
+// rest.ErrInvalidRequest from every List and Watch.
+func NewListWatchFromClient[T meta.Object](c rest.Getter, resource, namespace string, fieldSelector selector.Fields) *ListWatch[T] {
+	lw, err := NewListWatch[T](c, Source{Resource: resource, Namespace: namespace, FieldSelector: fieldSelector.String()})
+	if err != nil {
+		return &ListWatch[T]{
+			ListFunc: func(context.Context, ListOptions, Known[T], func(T) error) (meta.ListMeta, error) {
+				return meta.ListMeta{}, err
+			},
+			WatchFunc: func(context.Context, ListOptions, Known[T]) (watch.Interface[T], error) { return nil, err },
+		}
 	}
+	return lw
+}
+
+// joinSelectors joins two selectors in the server's syntax, either of
+// which may be empty, into one that requires both.
+func joinSelectors(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "," + b
+}
+
+// isMetadata reports whether T is the metadata-only object.
+func isMetadata[T meta.Object]() bool {
+	var zero T
+	_, ok := any(zero).(*meta.PartialObjectMetadata)
+	return ok
 }
 
 // decoder returns the function that turns one raw object into a T: the
@@ -125,7 +191,7 @@ func itemType[T meta.Object](obj T, list meta.TypeMeta) {
 // versionPattern matches an API version: v1, v2beta1, v1alpha3.
 var versionPattern = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
 
-// ParseResource splits a resource as NewListWatchFromClient accepts it into
+// ParseResource splits a resource as Source.Resource names it into
 // its API group ("" for core), version and plural resource name. An input
 // that fits none of the accepted forms gives an error wrapping
 // rest.ErrInvalidRequest.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/fakeapiserver"
+	"github.com/kubecache/kubecache/internal/watchspy"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/rest"
 	"github.com/kubecache/kubecache/selector"
@@ -131,4 +132,69 @@ func TestCustomResourcesKeepTheirKindAndADeletedCRDIsReported(t *testing.T) {
 	postRaw(t, c, crds, widgetCRD)
 	recv(t, synced)
 	assert.Zero(t, store.Len())
+}
+
+func TestNewListWatchRejectsBadSources(t *testing.T) {
+	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
+	c := newClient(t, srv.URL())
+	for _, tc := range []struct {
+		src  Source
+		want string
+	}{
+		{Source{Resource: ""}, "resource \"\": empty"},
+		{Source{Resource: "configmaps", LabelSelector: "a in (b"}, "label selector"},
+		{Source{Resource: "configmaps", FieldSelector: "metadata.name"}, "field selector"},
+	} {
+		_, err := NewListWatch[*ConfigMap](c, tc.src)
+		if assert.Error(t, err, "%+v", tc.src) {
+			assert.Contains(t, err.Error(), tc.want)
+		}
+	}
+	_, err := NewListWatch[*ConfigMap](nil, Source{Resource: "configmaps"})
+	assert.ErrorIs(t, err, ErrInvalidOptions)
+	var nilClient *rest.Client
+	_, err = NewListWatch[*ConfigMap](nilClient, Source{Resource: "configmaps"})
+	assert.ErrorIs(t, err, ErrInvalidOptions, "a nil *rest.Client")
+
+	// The article's form defers the error to every List and Watch.
+	lw := NewListWatchFromClient[*ConfigMap](c, "not/a/valid/resource", "", selector.Fields{})
+	_, err = lw.List(t.Context(), ListOptions{}, nil, func(*ConfigMap) error { return nil })
+	assert.ErrorIs(t, err, rest.ErrInvalidRequest)
+	_, err = lw.Watch(t.Context(), ListOptions{}, nil)
+	assert.ErrorIs(t, err, rest.ErrInvalidRequest)
+}
+
+// TestNewListWatchWatchesOverEitherTransport mirrors configmaps with watches
+// over chunked HTTP and over a websocket, through a proxy that records
+// whether each watch request asked for a websocket upgrade (watchspy).
+func TestNewListWatchWatchesOverEitherTransport(t *testing.T) {
+	for _, tr := range []rest.WatchTransport{rest.WatchOverHTTP, rest.WatchOverWebsocket} {
+		t.Run(tr.String(), func(t *testing.T) {
+			srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
+			spy := watchspy.New(t, srv.URL())
+			direct := newClient(t, srv.URL())
+			postRaw(t, direct, []string{"api", "v1", "namespaces", "default", "configmaps"},
+				`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"listed"}}`)
+
+			lw, err := NewListWatch[*ConfigMap](newClient(t, spy.URL), Source{Resource: "configmaps", Namespace: "default", Transport: tr})
+			require.NoError(t, err)
+			store := newCheckedStore()
+			r, err := NewReflector[*ConfigMap](lw, store, Options{Name: "configmaps", DisableStreamingList: true, Backoff: fastBackoff})
+			require.NoError(t, err)
+			runUntil(t, r.Run)
+			store.waitLen(t, 1)
+			want := ""
+			if tr == rest.WatchOverWebsocket {
+				want = "websocket"
+			}
+			assert.Equal(t, want, recv(t, spy.Upgrades), "the watch request's Upgrade header")
+
+			postRaw(t, direct, []string{"api", "v1", "namespaces", "default", "configmaps"},
+				`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"watched"}}`)
+			store.waitLen(t, 2)
+			got, ok := store.GetByKey("default/watched")
+			require.True(t, ok, "the object created after the list arrives through the watch")
+			assert.Equal(t, meta.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"}, got.TypeMeta)
+		})
+	}
 }

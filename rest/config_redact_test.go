@@ -101,7 +101,7 @@ func TestRequestErrorsCarryNoToken(t *testing.T) {
 			c.Get().Namespace("ns").Resource("pods").Param("forbid", "1").Do(t.Context()).Error())
 		_, err := c.Get().Resource("pods").Watch(t.Context())
 		errs = append(errs, err)
-		_, err = c.Get().Resource("pods").Websocket().Watch(t.Context())
+		_, err = c.Get().Resource("pods").Transport(WatchOverWebsocket).Watch(t.Context())
 		errs = append(errs, err)
 		_, err = c.Get().Resource("pods").Stream(t.Context())
 		errs = append(errs, err)

@@ -14,8 +14,9 @@
 //
 // Collections are read with List (raw items streamed one by one, never the
 // whole body in memory) or ListAs[T], and watched with Watch
-// (meta.Unstructured events) or WatchAs[T], over chunked HTTP or, after
-// Request.Websocket, a websocket. Client.Discover reads what the server
+// (meta.Unstructured events), WatchAs[T] or WatchDecoded (any decode
+// function; the reflector's path), over chunked HTTP or, after
+// Request.Transport(WatchOverWebsocket), a websocket. Client.Discover reads what the server
 // serves and Discovery.Resolve turns "deploy" into deployments.apps/v1.
 //
 // Non-2xx answers are *StatusError values wrapping the server's
@@ -41,7 +42,7 @@
 //	request.go     Request: the builder and the URL it makes
 //	result.go      Do and Result (Into, Raw, StatusCode, Error)
 //	list.go        List and ListAs: a list response streamed item by item
-//	watch.go       Watch, WatchAs and Stream over chunked HTTP
+//	watch.go       WatchTransport; Watch, WatchAs, WatchDecoded and Stream
 //	websocket.go   the websocket transport for watches
 //	               (fuzzed: websocket_fuzz_test.go; plugin output:
 //	               exec_fuzz_test.go)

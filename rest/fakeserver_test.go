@@ -155,7 +155,7 @@ func TestAgainstFakeServerTLSAndWebsocket(t *testing.T) {
 			for _, ws := range []bool{false, true} {
 				req := c.Get().Namespace("default").Resource("configmaps").Param("allowWatchBookmarks", "true")
 				if ws {
-					req = req.Websocket()
+					req = req.Transport(WatchOverWebsocket)
 				}
 				w, err := WatchAs[*configMap](ctx, req)
 				require.NoError(t, err, "websocket=%v", ws)
@@ -179,7 +179,7 @@ func TestAgainstFakeServerTLSAndWebsocket(t *testing.T) {
 			ac := newTestClient(t, &anon)
 			err = ac.Get().Namespace("default").Resource("configmaps").Do(ctx).Error()
 			assert.True(t, IsUnauthorized(err), "anonymous get: %v", err)
-			_, err = WatchAs[*configMap](ctx, ac.Get().Namespace("default").Resource("configmaps").Websocket())
+			_, err = WatchAs[*configMap](ctx, ac.Get().Namespace("default").Resource("configmaps").Transport(WatchOverWebsocket))
 			assert.True(t, IsUnauthorized(err), "anonymous websocket watch: %v", err)
 		})
 	}

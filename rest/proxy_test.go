@@ -73,7 +73,7 @@ func TestProxyTunnelTLSAndWebsocket(t *testing.T) {
 
 	wsTarget := websocketWatchServer(t, true)
 	c = newTestClient(t, &Config{Host: wsTarget, ProxyURL: proxy, TLS: TLSConfig{CAData: p.caPEM}, BearerToken: "ws-token"})
-	w, err := WatchAs[*testPod](t.Context(), c.Get().Resource("pods").Websocket())
+	w, err := WatchAs[*testPod](t.Context(), c.Get().Resource("pods").Transport(WatchOverWebsocket))
 	require.NoError(t, err)
 	checkWatchEvents(t, collect(t, w))
 	w.Stop()

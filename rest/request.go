@@ -44,7 +44,7 @@ type Request struct {
 	hasBody      bool
 	contentType  string
 	timeout      time.Duration
-	websocket    bool
+	transport    WatchTransport
 
 	err error
 }

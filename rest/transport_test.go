@@ -237,7 +237,7 @@ func TestNoCredentialInLogsOrErrors(t *testing.T) {
 	errs = append(errs, err.Error())
 	_, err = WatchAs[*testPod](t.Context(), c.Get().Resource("secrets"))
 	errs = append(errs, err.Error())
-	_, err = WatchAs[*testPod](t.Context(), c.Get().Resource("secrets").Websocket())
+	_, err = WatchAs[*testPod](t.Context(), c.Get().Resource("secrets").Transport(WatchOverWebsocket))
 	errs = append(errs, err.Error())
 
 	// Token file and proxy credentials in errors.

@@ -9,30 +9,76 @@ import (
 	"github.com/kubecache/kubecache/watch"
 )
 
+// WatchTransport says how a watch's events travel from the server. The
+// events and their decoding are the same either way; what differs is what
+// lies between client and server: a proxy or load balancer that buffers
+// chunked responses, or one that only passes websockets.
+type WatchTransport int
+
+const (
+	// WatchOverHTTP streams the events in the body of one chunked HTTP
+	// response, the way kubectl and client-go watch. It is the zero value.
+	WatchOverHTTP WatchTransport = iota
+	// WatchOverWebsocket upgrades the request to a websocket, and the
+	// server sends one text message per event, as it does for web
+	// consoles. The connection carries the same TLS configuration and
+	// credentials.
+	WatchOverWebsocket
+)
+
+// String returns "http" or "websocket", the names ParseWatchTransport
+// accepts.
+func (t WatchTransport) String() string {
+	switch t {
+	case WatchOverHTTP:
+		return "http"
+	case WatchOverWebsocket:
+		return "websocket"
+	}
+	return fmt.Sprintf("WatchTransport(%d)", int(t))
+}
+
+// ParseWatchTransport returns the transport named by s: "http" (or "")
+// for WatchOverHTTP, "websocket" for WatchOverWebsocket. Any other name is
+// an error wrapping ErrInvalidRequest.
+func ParseWatchTransport(s string) (WatchTransport, error) {
+	switch s {
+	case "", "http":
+		return WatchOverHTTP, nil
+	case "websocket":
+		return WatchOverWebsocket, nil
+	}
+	return 0, fmt.Errorf("%w: watch transport %q (want http or websocket)", ErrInvalidRequest, s)
+}
+
 // Watch opens a watch with the request (a GET on a collection; watch=true
 // is added) and decodes every event's object as a *meta.Unstructured, which
-// holds any kind, custom resources included. See WatchAs for the rest of
-// the contract.
+// holds any kind, custom resources included. See WatchDecoded for the rest
+// of the contract.
 func (r *Request) Watch(ctx context.Context) (watch.Interface[*meta.Unstructured], error) {
-	return watchDecoded(ctx, r, meta.Decode[*meta.Unstructured])
+	return WatchDecoded(ctx, r, meta.Decode[*meta.Unstructured])
 }
 
-// WatchAs opens a watch with the request (a GET on a collection; watch=true
-// is added) and decodes every event's object into a new T. Events arrive in
-// the order the server sent them; see watch.NewStreamWatcher for how errors
-// are reported on the channel.
-//
-// The watch runs until the server ends it (at timeoutSeconds), ctx is
-// cancelled or Stop is called. A non-2xx answer to the request itself (a
-// 410 for a too-old resourceVersion on an uncached resource, a 403, a 429)
-// is returned as a *StatusError, as Do does. Config.Timeout does not apply.
+// WatchAs opens a watch with the request and decodes every event's object
+// into a new T. See WatchDecoded for the contract.
 func WatchAs[T meta.Object](ctx context.Context, r *Request) (watch.Interface[T], error) {
-	return watchDecoded(ctx, r, meta.Decode[T])
+	return WatchDecoded(ctx, r, meta.Decode[T])
 }
 
-// watchDecoded opens the watch and starts a stream watcher decoding with
-// decode.
-func watchDecoded[T any](ctx context.Context, r *Request, decode func([]byte) (T, error)) (watch.Interface[T], error) {
+// WatchDecoded opens a watch with the request (a GET on a collection;
+// watch=true is added) over the request's Transport, and turns every
+// event's raw object into a T with decode. It is the one way kubecache
+// opens a watch: Watch, WatchAs and the reflector's ListerWatcher all come
+// here, the reflector with a decode that reuses objects it already holds.
+//
+// Events arrive in the order the server sent them, framed with the
+// client's Config.MaxWatchFrameBytes; see watch.NewStreamWatcher for how
+// errors are reported on the channel. The watch runs until the server ends
+// it (at timeoutSeconds), ctx is cancelled or Stop is called. A non-2xx
+// answer to the request itself (a 410 for a too-old resourceVersion on an
+// uncached resource, a 403, a 429) is returned as a *StatusError, as Do
+// does. Config.Timeout does not apply.
+func WatchDecoded[T any](ctx context.Context, r *Request, decode func([]byte) (T, error)) (watch.Interface[T], error) {
 	body, err := r.openWatch(ctx)
 	if err != nil {
 		return nil, err
@@ -43,14 +89,13 @@ func watchDecoded[T any](ctx context.Context, r *Request, decode func([]byte) (T
 // MaxWatchFrameBytes returns the frame bound of the request's client
 // (Config.MaxWatchFrameBytes; 0 means watch.DefaultMaxFrameSize). Code that
 // decodes the body of Stream as a watch passes it to
-// watch.DecoderOptions.MaxFrameSize, as Watch and WatchAs do.
+// watch.DecoderOptions.MaxFrameSize, as WatchDecoded does.
 func (r *Request) MaxWatchFrameBytes() int { return r.c.maxFrame }
 
-// Websocket makes Watch and WatchAs use a websocket instead of a chunked
-// HTTP response: the server then sends one text message per event. The
-// connection carries the same TLS configuration and credentials.
-func (r *Request) Websocket() *Request {
-	r.websocket = true
+// Transport sets how Watch, WatchAs and WatchDecoded receive events; the
+// default is WatchOverHTTP. It has no effect on other requests.
+func (r *Request) Transport(t WatchTransport) *Request {
+	r.transport = t
 	return r
 }
 
@@ -64,10 +109,13 @@ func (r *Request) openWatch(ctx context.Context) (io.ReadCloser, error) {
 		body io.ReadCloser
 		err  error
 	)
-	if r.websocket {
-		body, err = r.dialWebsocket(ctx)
-	} else {
+	switch r.transport {
+	case WatchOverHTTP:
 		body, err = r.openChunked(ctx)
+	case WatchOverWebsocket:
+		body, err = r.dialWebsocket(ctx)
+	default:
+		err = fmt.Errorf("%w: unknown watch transport %d", ErrInvalidRequest, int(r.transport))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

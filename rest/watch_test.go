@@ -185,7 +185,7 @@ func TestWatchWebsocket(t *testing.T) {
 			// not leak into the websocket's TLS handshake.
 			err := c.Get().Namespace("ns").Resource("pods").Do(t.Context()).Error()
 			require.True(t, IsForbidden(err), "plain GET without Origin: %v", err)
-			w, err := WatchAs[*testPod](t.Context(), c.Get().Namespace("ns").Resource("pods").Websocket())
+			w, err := WatchAs[*testPod](t.Context(), c.Get().Namespace("ns").Resource("pods").Transport(WatchOverWebsocket))
 			require.NoError(t, err)
 			checkWatchEvents(t, collect(t, w))
 			w.Stop()
@@ -196,7 +196,7 @@ func TestWatchWebsocket(t *testing.T) {
 func TestWatchWebsocketRejected(t *testing.T) {
 	url := websocketWatchServer(t, false)
 	c := newTestClient(t, &Config{Host: url, BearerToken: "wrong"})
-	_, err := WatchAs[*testPod](t.Context(), c.Get().Resource("pods").Websocket())
+	_, err := WatchAs[*testPod](t.Context(), c.Get().Resource("pods").Transport(WatchOverWebsocket))
 	assert.True(t, IsUnauthorized(err), "got %v", err)
 }
 
@@ -252,4 +252,60 @@ func TestWatchFrameBoundFromConfig(t *testing.T) {
 
 	_, err = NewClient(&Config{Host: url, MaxWatchFrameBytes: -1})
 	assert.ErrorContains(t, err, "MaxWatchFrameBytes")
+}
+
+func TestParseWatchTransport(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want WatchTransport
+	}{{"", WatchOverHTTP}, {"http", WatchOverHTTP}, {"websocket", WatchOverWebsocket}} {
+		got, err := ParseWatchTransport(tc.in)
+		require.NoError(t, err, "ParseWatchTransport(%q)", tc.in)
+		assert.Equal(t, tc.want, got, "ParseWatchTransport(%q)", tc.in)
+	}
+	assert.Equal(t, "http", WatchOverHTTP.String())
+	assert.Equal(t, "websocket", WatchOverWebsocket.String())
+	_, err := ParseWatchTransport("spdy")
+	assert.ErrorIs(t, err, ErrInvalidRequest)
+	assert.ErrorContains(t, err, `"spdy"`)
+}
+
+func TestWatchUnknownTransport(t *testing.T) {
+	url := chunkedWatchServer(t, func(*http.Request) { t.Error("a watch with an unknown transport reached the server") })
+	c := newTestClient(t, &Config{Host: url})
+	_, err := WatchAs[*testPod](t.Context(), c.Get().Resource("pods").Transport(WatchTransport(7)))
+	assert.ErrorIs(t, err, ErrInvalidRequest)
+	assert.Equal(t, "WatchTransport(7)", WatchTransport(7).String())
+}
+
+// TestWatchDecodedUsesTheGivenDecoder: WatchDecoded hands each event's raw
+// object to decode, over either transport.
+func TestWatchDecodedUsesTheGivenDecoder(t *testing.T) {
+	for _, tr := range []WatchTransport{WatchOverHTTP, WatchOverWebsocket} {
+		t.Run(tr.String(), func(t *testing.T) {
+			url := chunkedWatchServer(t, nil)
+			token := ""
+			if tr == WatchOverWebsocket {
+				url, token = websocketWatchServer(t, false), "ws-token"
+			}
+			c := newTestClient(t, &Config{Host: url, BearerToken: token})
+			var raws []string
+			w, err := WatchDecoded(t.Context(), c.Get().Namespace("ns").Resource("pods").Transport(tr), func(raw []byte) (string, error) {
+				raws = append(raws, string(raw))
+				return "decoded", nil
+			})
+			require.NoError(t, err)
+			defer w.Stop()
+			var got []watch.EventType
+			for ev := range w.ResultChan() {
+				got = append(got, ev.Type)
+				if ev.Type != watch.Error {
+					assert.Equal(t, "decoded", ev.Object)
+				}
+			}
+			assert.Equal(t, []watch.EventType{watch.Added, watch.Modified, watch.Bookmark, watch.Deleted, watch.Error}, got)
+			require.Len(t, raws, 4, "the ERROR event's Status is not the caller's to decode")
+			assert.Contains(t, raws[0], `"name":"a"`)
+		})
+	}
 }

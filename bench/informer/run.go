@@ -127,7 +127,7 @@ func measure[T meta.Object](ctx context.Context, c config, res *result) error {
 		return fmt.Errorf("client: %w", err)
 	}
 	defer client.CloseIdleConnections()
-	lw, err := informer.NewListWatch[T](client, informer.Source{Resource: "pods"})
+	lw, err := reflector.NewListWatch[T](client, reflector.Source{Resource: "pods"})
 	if err != nil {
 		return err
 	}

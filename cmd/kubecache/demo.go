@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver"
-	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/internal/cliprint"
 	"github.com/kubecache/kubecache/internal/webview"
 	"github.com/kubecache/kubecache/meta"
@@ -138,7 +137,7 @@ func (a *app) demo(ctx context.Context, args []string) error {
 		api: api, resource: "v1/configmaps", namespace: demoNamespace,
 		print: cliprint.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true},
 	}
-	lw, err := informer.NewListWatch[*meta.Unstructured](client, informer.Source{Resource: t.resource, Namespace: t.namespace})
+	lw, err := reflector.NewListWatch[*meta.Unstructured](client, reflector.Source{Resource: t.resource, Namespace: t.namespace})
 	if err != nil {
 		return err
 	}

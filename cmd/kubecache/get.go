@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/cache"
-	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/internal/cliprint"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
@@ -88,7 +87,7 @@ func (a *app) get(ctx context.Context, args []string) error {
 			fields += "," + byName
 		}
 	}
-	lw, err := informer.NewListWatch[*meta.Unstructured](s.client, informer.Source{
+	lw, err := reflector.NewListWatch[*meta.Unstructured](s.client, reflector.Source{
 		Resource: t.resource, Namespace: t.namespace, LabelSelector: lf.selector, FieldSelector: fields,
 	})
 	if err != nil {

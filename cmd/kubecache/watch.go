@@ -14,6 +14,7 @@ import (
 	"github.com/kubecache/kubecache/internal/webview"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
+	"github.com/kubecache/kubecache/rest"
 	"github.com/kubecache/kubecache/selector"
 )
 
@@ -31,6 +32,7 @@ summary go to stderr, so stdout holds only events.
 Examples:
   kubecache watch pods -A
   kubecache watch deploy -n shop --explain
+  kubecache watch configmaps --transport=websocket
   kubecache watch configmaps -o json --show-object | jq .key
   kubecache watch configmaps -A --web 127.0.0.1:8080   and open the printed address`
 
@@ -44,6 +46,7 @@ func (a *app) watch(ctx context.Context, args []string) error {
 		showObject bool
 		streaming  bool
 		wf         webFlags
+		transport  string
 	)
 	cf.register(fs)
 	lf.register(fs)
@@ -52,6 +55,7 @@ func (a *app) watch(ctx context.Context, args []string) error {
 	fs.boolVar(&streaming, "streaming-list", "", true, "list with a streaming list (a WATCH with sendInitialEvents) when the server offers it; false lists page by page")
 	fs.stringVar(&wf.addr, "web", "", "", "serve a live web view of the informer at this address (127.0.0.1:0 picks a port)")
 	wf.registerToken(fs)
+	fs.stringVar(&transport, "transport", "", "http", "how watches receive events: http (one chunked response) or websocket (one message per event)")
 	pos, err := a.parse(fs, args, 1, 2)
 	if err != nil {
 		return err
@@ -65,6 +69,10 @@ func (a *app) watch(ctx context.Context, args []string) error {
 	}
 	if showObject && output != "json" {
 		return &usageError{cmd: "watch", msg: "--show-object needs -o json"}
+	}
+	watchTransport, err := rest.ParseWatchTransport(transport)
+	if err != nil {
+		return &usageError{cmd: "watch", msg: fmt.Sprintf("--transport is http or websocket, not %q", transport)}
 	}
 	pageSize, err := lf.pageSize()
 	if err != nil {
@@ -89,8 +97,9 @@ func (a *app) watch(ctx context.Context, args []string) error {
 	if name != "" {
 		fields = strings.Trim(fields+",metadata.name="+selector.EscapeFieldValue(name), ",")
 	}
-	lw, err := informer.NewListWatch[*meta.Unstructured](s.client, informer.Source{
+	lw, err := reflector.NewListWatch[*meta.Unstructured](s.client, reflector.Source{
 		Resource: t.resource, Namespace: t.namespace, LabelSelector: lf.selector, FieldSelector: fields,
+		Transport: watchTransport,
 	})
 	if err != nil {
 		return err

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/fakeapiserver"
+	"github.com/kubecache/kubecache/internal/watchspy"
 	"github.com/kubecache/kubecache/rest"
 )
 
@@ -224,4 +228,26 @@ func TestWatchOneObjectByName(t *testing.T) {
 	require.NoError(t, b.stop())
 	assert.NotContains(t, b.stdout.String(), "default/other", "a NAME watches only that object (metadata.name field selector)")
 	assert.Contains(t, b.stdout.String(), "MODIFIED  default/mine")
+}
+
+// TestWatchOverWebsocket runs watch with --transport=websocket through a
+// proxy that records whether each watch request asked for a websocket.
+func TestWatchOverWebsocket(t *testing.T) {
+	s := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
+	spy := watchspy.New(t, s.URL())
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(kc, []byte(strings.Replace(string(s.Kubeconfig()), s.URL(), spy.URL, 1)), 0o600))
+	w := newWriter(t, s)
+	w.create("default", "before")
+
+	b := start(t, "watch", "configmaps", "--kubeconfig", kc, "--transport=websocket", "--streaming-list=false")
+	b.stderr.waitForText(t, "synced: 1 object", 1)
+	w.create("default", "a")
+	b.stdout.waitForText(t, "default/a", 1)
+	require.NoError(t, b.stop())
+	assert.Equal(t, "websocket", <-spy.Upgrades, "the watch request's Upgrade header")
+	assert.Contains(t, b.stdout.String(), "ADDED     default/a  rv=")
+
+	err := run(t.Context(), []string{"watch", "configmaps", "--kubeconfig", kc, "--transport=spdy"}, io.Discard, io.Discard)
+	assert.ErrorContains(t, err, `--transport is http or websocket, not "spdy"`)
 }

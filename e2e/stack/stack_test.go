@@ -292,14 +292,31 @@ func TestReflectorRelistAfterCompaction(t *testing.T) {
 }
 
 // TestInformer runs kubecache's informer with a handler and a lister.
-func TestInformer(t *testing.T) {
+func TestInformer(t *testing.T) { testInformer(t, rest.WatchOverHTTP) }
+
+// TestInformerOverWebsocket is TestInformer with the informer's watches
+// (and its streaming list, where the server offers one) over a websocket.
+func TestInformerOverWebsocket(t *testing.T) { testInformer(t, rest.WatchOverWebsocket) }
+
+// testInformer runs an informer whose watches use transport: its handler
+// sees the initial list, an add, an update and a delete in order, and its
+// lister holds the newest state.
+func testInformer(t *testing.T, transport rest.WatchTransport) {
 	tgt := target.Get(t)
 	ns := tgt.Namespace(t)
 	c := client(t)
 	createCM(t, c, ns, "a", "1")
-	lw, err := informer.NewListWatch[*ConfigMap](c, informer.Source{Resource: "configmaps", Namespace: ns})
+	lw, err := reflector.NewListWatch[*ConfigMap](c, reflector.Source{Resource: "configmaps", Namespace: ns, Transport: transport})
 	require.NoError(t, err)
-	inf, err := informer.New(lw, informer.Options[*ConfigMap]{})
+	// Every change must come through the watch: a watch that cannot be
+	// opened shows here, even if relists would hide it from the handler.
+	var errsMu sync.Mutex
+	var errs []string
+	inf, err := informer.New(lw, informer.Options[*ConfigMap]{OnError: func(err error) {
+		errsMu.Lock()
+		defer errsMu.Unlock()
+		errs = append(errs, err.Error())
+	}})
 	require.NoError(t, err)
 	events := make(chan string, 100)
 	_, err = inf.AddEventHandler(informer.HandlerFuncs[*ConfigMap]{
@@ -336,6 +353,9 @@ func TestInformer(t *testing.T) {
 	got, err := inf.Lister().Namespace(ns).Get("a")
 	require.NoError(t, err)
 	assert.Equal(t, "2", got.Data["v"])
+	errsMu.Lock()
+	defer errsMu.Unlock()
+	assert.Empty(t, errs, "the informer's errors over %v", transport)
 }
 
 // TestRESTListWatch lists with pagination and watches from the list's

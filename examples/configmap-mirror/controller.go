@@ -10,6 +10,7 @@ import (
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
 	"github.com/kubecache/kubecache/workqueue"
 )
@@ -69,7 +70,7 @@ func NewController(client Writer, f *informer.Factory, opts Options) (*Controlle
 		opts.Queue = workqueue.New(workqueue.Options[string]{})
 	}
 	cms, err := informer.For(f, informer.Spec[*ConfigMap]{
-		Source:    informer.Source{Resource: "configmaps"},
+		Source:    reflector.Source{Resource: "configmaps"},
 		Transform: informer.DropManagedFields[*ConfigMap](),
 	})
 	if err != nil {
@@ -77,7 +78,7 @@ func NewController(client Writer, f *informer.Factory, opts Options) (*Controlle
 	}
 	// Only names and deletion state of namespaces matter: ask for
 	// metadata only.
-	nss, err := informer.For(f, informer.Spec[*meta.PartialObjectMetadata]{Source: informer.Source{Resource: "namespaces"}})
+	nss, err := informer.For(f, informer.Spec[*meta.PartialObjectMetadata]{Source: reflector.Source{Resource: "namespaces"}})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
 )
 
@@ -45,7 +46,7 @@ func Example() {
 	// The same Spec returns the controller's informer: watch the copies
 	// appear without a second watch.
 	cms, err := informer.For(f, informer.Spec[*ConfigMap]{
-		Source:    informer.Source{Resource: "configmaps"},
+		Source:    reflector.Source{Resource: "configmaps"},
 		Transform: informer.DropManagedFields[*ConfigMap](),
 	})
 	if err != nil {

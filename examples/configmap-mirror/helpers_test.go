@@ -17,6 +17,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
 )
 
@@ -49,7 +50,7 @@ func newCluster(t *testing.T) *cluster {
 	cl := &cluster{t: t, srv: srv, c: c, ctx: ctx, path: path, changed: make(chan struct{})}
 
 	// The test's own view of the cluster, fed by an informer.
-	lw, err := informer.NewListWatch[*ConfigMap](c, informer.Source{Resource: "configmaps"})
+	lw, err := reflector.NewListWatch[*ConfigMap](c, reflector.Source{Resource: "configmaps"})
 	require.NoError(t, err)
 	cl.watch, err = informer.New(lw, informer.Options[*ConfigMap]{})
 	require.NoError(t, err)

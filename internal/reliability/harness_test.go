@@ -590,7 +590,7 @@ func startWith[T meta.Object](e *env, kind, name string, res resource, ropts ref
 		}
 		run = r.Run
 	case "informer":
-		lw, err := informer.NewListWatch[T](c, informer.Source{Resource: res.lw(), Namespace: res.namespace})
+		lw, err := reflector.NewListWatch[T](c, reflector.Source{Resource: res.lw(), Namespace: res.namespace})
 		require.NoError(e.t, err)
 		inf, err := informer.New[T](lw, informer.Options[T]{Reflector: ropts, Clock: e.clock})
 		require.NoError(e.t, err)

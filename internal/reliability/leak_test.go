@@ -86,7 +86,7 @@ func runInformers(t *testing.T, ctx context.Context, c *rest.Client, n int) {
 	infs := make([]*informer.Informer[*meta.PartialObjectMetadata], n)
 	seen := make(chan struct{}, n)
 	for i := range infs {
-		lw, err := informer.NewListWatch[*meta.PartialObjectMetadata](c, informer.Source{Resource: "configmaps", Namespace: "default"})
+		lw, err := reflector.NewListWatch[*meta.PartialObjectMetadata](c, reflector.Source{Resource: "configmaps", Namespace: "default"})
 		require.NoError(t, err)
 		inf, err := informer.New[*meta.PartialObjectMetadata](lw, informer.Options[*meta.PartialObjectMetadata]{
 			Name: fmt.Sprintf("leak-%d", i), Reflector: reflector.Options{Backoff: harnessBackoff},
