@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
 )
 
 // AwaitTimeout bounds every Await.
@@ -50,7 +51,7 @@ func Await[T meta.Object](t testing.TB, c *Cluster, resource, what string, cond 
 // AwaitTimeout.
 func Watch[T meta.Object](t testing.TB, c *Cluster, resource string, fn func(ctx context.Context, inf *informer.Informer[T], changed func() <-chan struct{}) bool) bool {
 	t.Helper()
-	lw, err := informer.NewListWatch[T](c.Client, informer.Source{Resource: resource})
+	lw, err := reflector.NewListWatch[T](c.Client, reflector.Source{Resource: resource})
 	if err != nil {
 		t.Fatalf("watch %s: %v", resource, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/kubecache/kubecache/controllers/api"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
 )
 
 // Shared returns the Factory's informer of T for resource (all
@@ -12,7 +13,7 @@ import (
 // watch per resource.
 func Shared[T meta.Object](env Env, resource string) (*informer.Informer[T], error) {
 	return informer.For(env.Factory, informer.Spec[T]{
-		Source:    informer.Source{Resource: resource},
+		Source:    reflector.Source{Resource: resource},
 		Transform: informer.DropManagedFields[T](),
 	})
 }

@@ -73,7 +73,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	e.view, err = webview.New(webview.Options{Interval: 50 * time.Millisecond, Controls: controls})
 	require.NoError(t, err)
-	lw, err := informer.NewListWatch[*ConfigMap](c, informer.Source{Resource: "configmaps", Namespace: testNamespace})
+	lw, err := reflector.NewListWatch[*ConfigMap](c, reflector.Source{Resource: "configmaps", Namespace: testNamespace})
 	require.NoError(t, err)
 	e.inf, err = informer.New(lw, informer.Options[*ConfigMap]{
 		Name:      "configmaps",
