@@ -9,7 +9,9 @@
 //
 // The rest package opens the connection and hands its body to
 // NewStreamWatcher; the reflector reads the resulting Interface[T]. The fake
-// API server uses the Broadcaster to fan its changes out to watchers.
+// API server takes only the event types from here (EventType, Added,
+// Modified…); it fans its changes out to watchers on its own, in
+// fakeapiserver/internal/storage.
 //
 // # Decoding is two-phase
 //
@@ -31,6 +33,4 @@
 //   - stream_watcher.go: NewStreamWatcher, an Interface[T] over a response
 //     body, with one owned goroutine.
 //   - fake.go: FakeWatcher, an Interface[T] driven by tests.
-//   - broadcaster.go: Broadcaster, fan-out to many watchers with bounded
-//     queues; slow watchers are closed, as the API server does.
 package watch
