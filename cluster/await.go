@@ -90,3 +90,20 @@ func Watch[T meta.Object](t testing.TB, c *Cluster, resource string, fn func(ctx
 	}
 	return fn(ctx, inf, changed)
 }
+
+// AwaitNamed waits until the object of resource named namespace/name
+// exists and cond holds for it, and returns it.
+func AwaitNamed[T meta.Object](t testing.TB, c *Cluster, resource, namespace, name, what string, cond func(T) bool) T {
+	t.Helper()
+	var found T
+	Await(t, c, resource, what, func(objs []T) bool {
+		for _, o := range objs {
+			if m := o.GetObjectMeta(); m.Name == name && m.Namespace == namespace {
+				found = o
+				return cond(o)
+			}
+		}
+		return false
+	})
+	return found
+}

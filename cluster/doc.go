@@ -15,5 +15,5 @@
 //
 //	cluster.go Cluster, Options, Start
 //	clock.go   the server's clock seen as the controllers' clock
-//	await.go   Await and Watch: a test's own informer, to wait on conditions
+//	await.go   Await, AwaitNamed and Watch: a test's own informer, to wait on conditions
 package cluster

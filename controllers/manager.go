@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/controllers/deployment"
 	"github.com/kubecache/kubecache/controllers/kit"
 	"github.com/kubecache/kubecache/controllers/kubelet"
@@ -28,7 +29,7 @@ type Options struct {
 	// Nodes).
 	Kubelet kubelet.Options
 	// Clock is the cluster's time; nil is the wall clock.
-	Clock kit.Clock
+	Clock clock.Clock
 	// Logger receives what the controllers do; nil discards.
 	Logger *slog.Logger
 	// RootCA, when set, is published in every namespace as

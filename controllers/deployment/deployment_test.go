@@ -58,23 +58,12 @@ func condition(d *api.Deployment, typ string) api.DeploymentCondition {
 
 func awaitComplete(t *testing.T, c *cluster.Cluster, name string) *api.Deployment {
 	t.Helper()
-	ds := cluster.Await(t, c, "deployments.v1.apps", name+" complete", func(ds []*api.Deployment) bool {
-		for _, d := range ds {
-			if d.Name == name {
-				p := condition(d, api.DeploymentProgressing)
-				return d.Status.ObservedGeneration == d.Generation && d.Status.UpdatedReplicas == d.SpecReplicas() &&
-					d.Status.AvailableReplicas == d.SpecReplicas() && d.Status.Replicas == d.SpecReplicas() &&
-					p.Reason == "NewReplicaSetAvailable"
-			}
-		}
-		return false
+	return cluster.AwaitNamed(t, c, "deployments.v1.apps", "default", name, name+" complete", func(d *api.Deployment) bool {
+		p := condition(d, api.DeploymentProgressing)
+		return d.Status.ObservedGeneration == d.Generation && d.Status.UpdatedReplicas == d.SpecReplicas() &&
+			d.Status.AvailableReplicas == d.SpecReplicas() && d.Status.Replicas == d.SpecReplicas() &&
+			p.Reason == "NewReplicaSetAvailable"
 	})
-	for _, d := range ds {
-		if d.Name == name {
-			return d
-		}
-	}
-	return nil
 }
 
 // TestDeploymentRollsOutToComplete creates a Deployment of 3: one

@@ -5,12 +5,14 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/kubecache/kubecache/clock"
 )
 
 // delayer hands keys to emit when their time comes on a Clock. One timer
 // covers every pending key: the earliest.
 type delayer struct {
-	clock Clock
+	clock clock.Clock
 	emit  func(string)
 	wake  chan struct{}
 
@@ -20,8 +22,8 @@ type delayer struct {
 	h   delayHeap
 }
 
-func newDelayer(clock Clock, emit func(string)) *delayer {
-	return &delayer{clock: clock, emit: emit, wake: make(chan struct{}, 1), due: map[string]time.Time{}}
+func newDelayer(clk clock.Clock, emit func(string)) *delayer {
+	return &delayer{clock: clk, emit: emit, wake: make(chan struct{}, 1), due: map[string]time.Time{}}
 }
 
 // add schedules key for d from now, unless it is already due sooner.

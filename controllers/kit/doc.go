@@ -16,8 +16,7 @@
 //
 // # Files
 //
-//	env.go          Env: the client, the informer factory, the clock, the logger and the recorder a controller is built from
-//	clock.go        Clock and the wall clock
+//	env.go          Env: the client, the informer factory, the clock (a clock.Clock), the logger and the recorder a controller is built from
 //	loop.go         Loop: work queue, workers, retries, handlers that enqueue keys
 //	delayer.go      AddAfter on Env.Clock: one timer for all pending keys
 //	expectations.go Expectations: creations and deletions not yet seen in the cache

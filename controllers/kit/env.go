@@ -3,6 +3,7 @@ package kit
 import (
 	"log/slog"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/rest"
 )
@@ -16,7 +17,7 @@ type Env struct {
 	// Factory shares informers between the controllers of one process.
 	Factory *informer.Factory
 	// Clock is the cluster's time; nil is the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Logger receives what the controllers do; nil discards.
 	Logger *slog.Logger
 	// Events records Events; nil records none.
@@ -26,7 +27,7 @@ type Env struct {
 // WithDefaults returns e with nil fields replaced by their defaults.
 func (e Env) WithDefaults() Env {
 	if e.Clock == nil {
-		e.Clock = WallClock{}
+		e.Clock = clock.Real{}
 	}
 	if e.Logger == nil {
 		e.Logger = slog.New(slog.DiscardHandler)

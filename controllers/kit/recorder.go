@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/controllers/api"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/rest"
@@ -21,7 +22,7 @@ import (
 // recorder drops them.
 type Recorder struct {
 	client *rest.Client
-	clock  Clock
+	clock  clock.Clock
 	log    *slog.Logger
 	queue  chan *api.Event
 
@@ -42,14 +43,12 @@ const recorderBuffer = 4096
 
 // NewRecorder returns a Recorder writing through client, its timestamps
 // read from clock (nil is the wall clock).
-func NewRecorder(client *rest.Client, clock Clock, log *slog.Logger) *Recorder {
-	if clock == nil {
-		clock = WallClock{}
-	}
+func NewRecorder(client *rest.Client, clk clock.Clock, log *slog.Logger) *Recorder {
+	clk = clock.Or(clk)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Recorder{client: client, clock: clock, log: log, queue: make(chan *api.Event, recorderBuffer), seen: map[string]*seenEvent{}}
+	return &Recorder{client: client, clock: clk, log: log, queue: make(chan *api.Event, recorderBuffer), seen: map[string]*seenEvent{}}
 }
 
 // Source names who records: the component ("deployment-controller",

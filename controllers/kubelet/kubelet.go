@@ -100,6 +100,9 @@ func (k *Kubelet) NodeNames() []string {
 // Run registers the nodes, then renews their Leases and runs their pods
 // until ctx is cancelled.
 func (k *Kubelet) Run(ctx context.Context) error {
+	// The renewals are due at fixed times from now, so a clock moved on
+	// while the nodes register still triggers the first one.
+	firstRenewal := k.env.Clock.Now().Add(LeaseRenewInterval)
 	if err := k.registerAll(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -107,7 +110,7 @@ func (k *Kubelet) Run(ctx context.Context) error {
 		return err
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { k.renewLeases(ctx) })
+	wg.Go(func() { k.renewLeases(ctx, firstRenewal) })
 	err := k.loop.Run(ctx, k.opts.Workers)
 	wg.Wait()
 	return err

@@ -120,16 +120,20 @@ func (k *Kubelet) register(ctx context.Context, n *simNode) error {
 	return k.renewLease(ctx, n, &cur)
 }
 
-// renewLeases renews every running node's Lease every LeaseRenewInterval
-// of the cluster's clock until ctx ends.
-func (k *Kubelet) renewLeases(ctx context.Context) {
+// renewLeases renews every running node's Lease at next and every
+// LeaseRenewInterval of the cluster's clock after, until ctx ends.
+func (k *Kubelet) renewLeases(ctx context.Context, next time.Time) {
 	for {
-		tick, stop := k.env.Clock.NewTimer(LeaseRenewInterval)
+		tick, stop := k.env.Clock.NewTimer(next.Sub(k.env.Clock.Now()))
 		select {
 		case <-ctx.Done():
 			stop()
 			return
 		case <-tick:
+		}
+		next = next.Add(LeaseRenewInterval)
+		if now := k.env.Clock.Now(); next.Before(now) {
+			next = now // a clock moved far ahead: renew once, not once per missed interval
 		}
 		for _, name := range k.NodeNames() {
 			n := k.nodes[name]
