@@ -61,7 +61,9 @@
 // error_policy.go and reported through Options.OnError as an *Error that
 // names the class and the next state. Every state change, request, page,
 // bookmark and Replace is reported to Options.Trace as a typed TraceEvent,
-// which is what an explain mode prints.
+// which is what an explain mode prints; a hook that wants every event of a
+// burst without an allocation each takes them by value from
+// Options.Applied instead.
 //
 // # Guarantees
 //

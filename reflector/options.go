@@ -143,6 +143,14 @@ type Options struct {
 	// reflector takes (see TraceEvent). It runs on the reflector's goroutine
 	// and must not block; it is meant for explain modes and tests.
 	Trace func(TraceEvent)
+
+	// Applied, if set, receives every event the reflector writes to the
+	// store (or to a streaming list's buffer) — what Trace would receive
+	// as an EventApplied — by value: a hook that sees every event of a
+	// burst without allocating a TraceEvent for each. When Applied is
+	// set, Trace no longer receives EventApplied. It runs on the
+	// reflector's goroutine and must not block.
+	Applied func(EventApplied)
 }
 
 // Backoff shapes the exponential backoff between retries: each failure

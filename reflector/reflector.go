@@ -308,6 +308,18 @@ func (r *Reflector[T]) trace(ev TraceEvent) {
 // events are built only when someone reads them.
 func (r *Reflector[T]) tracing() bool { return r.opts.Trace != nil }
 
+// traceApplied hands an applied event to Applied, or else to Trace.
+func (r *Reflector[T]) traceApplied(ev EventApplied) {
+	if r.opts.Applied != nil {
+		r.opts.Applied(ev)
+		return
+	}
+	r.trace(ev)
+}
+
+// tracingApplied reports whether a hook reads applied events.
+func (r *Reflector[T]) tracingApplied() bool { return r.opts.Applied != nil || r.opts.Trace != nil }
+
 // dropHandoff stops a streaming list's stream nobody continued.
 func (r *Reflector[T]) dropHandoff() {
 	if r.handoff != nil {

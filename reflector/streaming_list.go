@@ -79,9 +79,9 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 				if err := buf.add(ev.Object); err != nil {
 					return fail(err)
 				}
-				if r.tracing() {
+				if r.tracingApplied() {
 					m := ev.Object.GetObjectMeta()
-					r.trace(EventApplied{Type: ev.Type, Key: objectKey(m.Namespace, m.Name), ResourceVersion: m.ResourceVersion, Initial: true})
+					r.traceApplied(EventApplied{Type: ev.Type, Key: objectKey(m.Namespace, m.Name), ResourceVersion: m.ResourceVersion, Initial: true})
 				}
 			case watch.Modified, watch.Deleted:
 				return fail(fmt.Errorf("%w: %s event before the initial-events-end bookmark", ErrNotStreaming, ev.Type))

@@ -180,8 +180,8 @@ func (r *Reflector[T]) apply(current State, ev watch.Event[T]) error {
 	if err != nil {
 		r.report(&Error{Op: "store", Resource: r.opts.Name, Class: ClassNeedsHuman,
 			Err: fmt.Errorf("%s %s: %w", ev.Type, key, err), Next: current})
-	} else if r.tracing() {
-		r.trace(EventApplied{Type: ev.Type, Key: key, ResourceVersion: m.ResourceVersion})
+	} else if r.tracingApplied() {
+		r.traceApplied(EventApplied{Type: ev.Type, Key: key, ResourceVersion: m.ResourceVersion})
 	}
 	r.advance(m.ResourceVersion)
 	return nil

@@ -53,8 +53,8 @@ type burstInformer struct {
 }
 
 // newBurstInformer runs an informer over an empty list and a fake watch;
-// trace, when set, is its reflector's trace hook.
-func newBurstInformer(b *testing.B, ctx context.Context, trace func(reflector.TraceEvent)) *burstInformer {
+// trace and applied, when set, are its reflector's hooks.
+func newBurstInformer(b *testing.B, ctx context.Context, trace func(reflector.TraceEvent), applied func(reflector.EventApplied)) *burstInformer {
 	bi := &burstInformer{watcher: make(chan *watch.FakeWatcher[*ConfigMap], 1), reached: make(chan struct{}, 1)}
 	lw := &reflector.ListWatch[*ConfigMap]{
 		ListFunc: func(context.Context, reflector.ListOptions, reflector.Known[*ConfigMap], func(*ConfigMap) error) (meta.ListMeta, error) {
@@ -69,7 +69,7 @@ func newBurstInformer(b *testing.B, ctx context.Context, trace func(reflector.Tr
 	var err error
 	bi.inf, err = informer.New(lw, informer.Options[*ConfigMap]{
 		Name:      "bench",
-		Reflector: reflector.Options{DisableStreamingList: true, Trace: trace, MinWatchTimeout: time.Hour},
+		Reflector: reflector.Options{DisableStreamingList: true, Trace: trace, Applied: applied, MinWatchTimeout: time.Hour},
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -89,13 +89,18 @@ func newBurstInformer(b *testing.B, ctx context.Context, trace func(reflector.Tr
 }
 
 // BenchmarkBurst measures what the web view costs an informer: each
-// iteration sends a burst of 10,000 watch events through two informers,
-// one without the view and one wired to a view that a page is reading
-// (an SSE client draining its frames, ten a second), and measures each
-// until its handler has every event: the wall time, and the CPU time the
-// whole process spent (which a loaded machine disturbs less). It reports
-// both per event, and the view's overhead in percent of each: the median
-// over the iterations of the ratio within each pair.
+// iteration sends a burst of 10,000 watch events through three informers
+// — one without a trace hook, one with a Trace hook that does nothing
+// (what a trace hook costs the reflector: it allocates a TraceEvent per
+// event), and one wired to a view (Trace and Applied) that a page is
+// reading (an SSE client draining its frames, ten a second) — and
+// measures each until its handler has every
+// event: the wall time, and the CPU time the whole process spent (which a
+// loaded machine disturbs less). It reports each per event, and the
+// overheads in percent: the view's against no hook (%cpu-overhead) and
+// against the empty hook (%cpu-view), each the median over the
+// iterations of the ratio within one iteration, whose three bursts run in
+// a rotating order.
 func BenchmarkBurst(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -103,24 +108,88 @@ func BenchmarkBurst(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	off := newBurstInformer(b, ctx, nil)
-	on := newBurstInformer(b, ctx, view.Trace)
-	webview.Attach(view, on.inf)
-
-	srv := httptest.NewServer(view.Handler())
-	defer srv.Close()
+	arms := []*burstInformer{
+		newBurstInformer(b, ctx, nil, nil),
+		newBurstInformer(b, ctx, func(reflector.TraceEvent) {}, nil),
+		newBurstInformer(b, ctx, view.Trace, view.Applied),
+	}
+	webview.Attach(view, arms[2].inf)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	for _, bi := range []*burstInformer{off, on} {
+	for _, bi := range arms {
 		wg.Go(func() { _ = bi.inf.Run(ctx) })
 	}
+	frames := readFrames(b, ctx, &wg, view)
+	watchers := make([]*watch.FakeWatcher[*ConfigMap], len(arms))
+	for i, bi := range arms {
+		watchers[i] = <-bi.watcher
+	}
+
+	objs := make([]*ConfigMap, burst)
+	rv := 1
+	fill := func() {
+		for i := range objs {
+			rv++
+			objs[i] = &ConfigMap{ObjectMeta: meta.ObjectMeta{Namespace: "bench", Name: "o-" + strconv.Itoa(i%1000), ResourceVersion: strconv.Itoa(rv)}}
+		}
+	}
+	run := func(arm int) cost {
+		bi := arms[arm]
+		bi.want.Store(bi.seen.Load() + burst)
+		start, cpu := time.Now(), cpuTime(b)
+		for _, o := range objs {
+			watchers[arm].Modify(o)
+		}
+		<-bi.reached
+		return cost{wall: time.Since(start), cpu: cpuTime(b) - cpu}
+	}
+	sums := make([]cost, len(arms))
+	var wallRatios, cpuRatios, viewRatios []float64
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		fill()
+		b.StartTimer()
+		c := make([]cost, len(arms))
+		for k := range arms {
+			arm := (i + k) % len(arms)
+			c[arm] = run(arm)
+			sums[arm].wall += c[arm].wall
+			sums[arm].cpu += c[arm].cpu
+		}
+		wallRatios = append(wallRatios, float64(c[2].wall)/float64(c[0].wall))
+		cpuRatios = append(cpuRatios, float64(c[2].cpu)/float64(max(c[0].cpu, 1)))
+		viewRatios = append(viewRatios, float64(c[2].cpu)/float64(max(c[1].cpu, 1)))
+	}
+	b.StopTimer()
+	n := float64(b.N * burst)
+	for i, name := range []string{"off", "hook", "view"} {
+		b.ReportMetric(float64(sums[i].wall)/n, "wall-ns/event-"+name)
+		b.ReportMetric(float64(sums[i].cpu)/n, "cpu-ns/event-"+name)
+	}
+	b.ReportMetric(100*(median(wallRatios)-1), "%wall-overhead")
+	b.ReportMetric(100*(median(cpuRatios)-1), "%cpu-overhead")
+	b.ReportMetric(100*(median(viewRatios)-1), "%cpu-view")
+	if frames.Load() == 0 {
+		b.Fatal("the page read no frame")
+	}
+}
+
+// cost is what one burst took.
+type cost struct{ wall, cpu time.Duration }
+
+// readFrames serves view and reads its event stream, as a page would,
+// until ctx ends; it counts the frames.
+func readFrames(b *testing.B, ctx context.Context, wg *sync.WaitGroup, view *webview.View) *atomic.Int64 {
+	srv := httptest.NewServer(view.Handler())
+	b.Cleanup(srv.Close)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/events", nil)
 	resp, err := srv.Client().Do(req)
 	if err != nil {
 		b.Fatal(err)
 	}
-	frames := atomic.Int64{}
+	frames := &atomic.Int64{}
 	wg.Go(func() {
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
@@ -131,56 +200,5 @@ func BenchmarkBurst(b *testing.B) {
 			}
 		}
 	})
-	wOff, wOn := <-off.watcher, <-on.watcher
-
-	objs := make([]*ConfigMap, burst)
-	rv := 1
-	fill := func() {
-		for i := range objs {
-			rv++
-			objs[i] = &ConfigMap{ObjectMeta: meta.ObjectMeta{Namespace: "bench", Name: "o-" + strconv.Itoa(i%1000), ResourceVersion: strconv.Itoa(rv)}}
-		}
-	}
-	type cost struct{ wall, cpu time.Duration }
-	run := func(bi *burstInformer, w *watch.FakeWatcher[*ConfigMap]) cost {
-		bi.want.Store(bi.seen.Load() + burst)
-		start, cpu := time.Now(), cpuTime(b)
-		for _, o := range objs {
-			w.Modify(o)
-		}
-		<-bi.reached
-		return cost{wall: time.Since(start), cpu: cpuTime(b) - cpu}
-	}
-	var sumOff, sumOn cost
-	var wallRatios, cpuRatios []float64
-	b.ResetTimer()
-	for i := range b.N {
-		b.StopTimer()
-		fill()
-		b.StartTimer()
-		// Alternate which goes first, so that neither always runs on
-		// a warmer machine; compare within the pair, so that a load
-		// spike on a shared machine moves both.
-		var cOff, cOn cost
-		if i%2 == 0 {
-			cOff, cOn = run(off, wOff), run(on, wOn)
-		} else {
-			cOn, cOff = run(on, wOn), run(off, wOff)
-		}
-		sumOff.wall, sumOff.cpu = sumOff.wall+cOff.wall, sumOff.cpu+cOff.cpu
-		sumOn.wall, sumOn.cpu = sumOn.wall+cOn.wall, sumOn.cpu+cOn.cpu
-		wallRatios = append(wallRatios, float64(cOn.wall)/float64(cOff.wall))
-		cpuRatios = append(cpuRatios, float64(cOn.cpu)/float64(max(cOff.cpu, 1)))
-	}
-	b.StopTimer()
-	n := float64(b.N * burst)
-	b.ReportMetric(float64(sumOff.wall)/n, "wall-ns/event-off")
-	b.ReportMetric(float64(sumOn.wall)/n, "wall-ns/event-on")
-	b.ReportMetric(float64(sumOff.cpu)/n, "cpu-ns/event-off")
-	b.ReportMetric(float64(sumOn.cpu)/n, "cpu-ns/event-on")
-	b.ReportMetric(100*(median(wallRatios)-1), "%wall-overhead")
-	b.ReportMetric(100*(median(cpuRatios)-1), "%cpu-overhead")
-	if frames.Load() == 0 {
-		b.Fatal("the page read no frame")
-	}
+	return frames
 }

@@ -121,7 +121,7 @@ const stampEvery = 16
 // Trace records one trace event; it is a reflector.Options.Trace hook.
 func (r *Recorder) Trace(ev reflector.TraceEvent) {
 	if e, ok := ev.(reflector.EventApplied); ok {
-		r.traceEvent(e)
+		r.Applied(e)
 		return
 	}
 	at := r.clock.Now().Sub(r.start)
@@ -168,10 +168,11 @@ func (r *Recorder) Trace(ev reflector.TraceEvent) {
 	}
 }
 
-// traceEvent is the hot path: one event into its ring. While a page
-// samples, the event takes the time of the last sample or of the last
-// stampEvery-th event; otherwise it reads the clock.
-func (r *Recorder) traceEvent(ev reflector.EventApplied) {
+// Applied records one applied event; it is a reflector.Options.Applied
+// hook, the hot path. While a page samples, the event takes the time of
+// the last sample or of the last stampEvery-th event; otherwise it reads
+// the clock.
+func (r *Recorder) Applied(ev reflector.EventApplied) {
 	r.mu.Lock()
 	if r.sampling == 0 || r.eseq%stampEvery == 0 {
 		r.stamp = r.clock.Now().Sub(r.start)

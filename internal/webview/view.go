@@ -38,8 +38,8 @@ type Options struct {
 // and each handler registration, streamed as Server-Sent Events.
 //
 // Use it in three steps: New; Trace as the reflector's trace hook
-// (reflector.Options.Trace, or Options.Reflector.Trace of an informer);
-// Attach once the informer exists. Then Serve, or mount Handler. It is
+// (reflector.Options.Trace, or Options.Reflector.Trace of an informer),
+// and Applied as its Applied hook; Attach once the informer exists. Then Serve, or mount Handler. It is
 // safe for concurrent use.
 type View struct {
 	rec      *Recorder
@@ -71,6 +71,11 @@ func New(opts Options) (*View, error) {
 // Trace is the reflector's trace hook: it records ev for the page (see
 // Recorder.Trace).
 func (v *View) Trace(ev reflector.TraceEvent) { v.rec.Trace(ev) }
+
+// Applied is the reflector's hook for applied events
+// (reflector.Options.Applied): set beside Trace, it spares the reflector
+// an allocation per event.
+func (v *View) Applied(ev reflector.EventApplied) { v.rec.Applied(ev) }
 
 // Attach makes v show inf's store and handler registrations. Call it once
 // the informer exists; until then the page shows the reflector alone.
