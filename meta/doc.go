@@ -34,7 +34,6 @@
 //	types.go          TypeMeta, ObjectMeta, OwnerReference, ListMeta
 //	managed_fields.go ManagedFields, ManagedFieldsEntry, FieldsV1 (field sets shared between objects)
 //	object.go         the Object interface, New, Decode, Key, IsNil
-//	decode_struct.go  Decode's one-pass decoder for user types, with encoding/json's result
 //	intern.go         the table that shares the bytes of short repeated strings
 //	check.go          CheckType: is a user type declared so that it decodes?
 //	time.go           Time, the API's second-precision RFC 3339 timestamp
@@ -45,7 +44,15 @@
 //	unstructured.go   Unstructured: any object, metadata decoded, the rest kept as JSON
 //	unstructured_fields.go  Field, SetField, Object...: reading and editing the rest on demand
 //	clone.go          Clone, the deep copy for objects from a cache
-//	peek.go           PeekMeta: kind, name, namespace, resourceVersion without decoding
-//	metadata_codec.go the hand-written ObjectMeta decoder behind Unstructured and PartialObjectMetadata
-//	scan.go           the validating JSON scanner under all of the above; SyntaxError
+//
+// The fast paths, each the hand-tuned form of something encoding/json
+// does, with its reason and its benchmark at the top of the file. Their
+// results equal the plain version's (fuzz targets compare them); a first
+// reading can skip them:
+//
+//	fast_peek.go            PeekMeta: kind, name, namespace, resourceVersion without decoding
+//	fast_decode_struct.go   Decode's one-pass decoder for user types: the plan built per type
+//	fast_decode_scalars.go  its leaf decoders (strings, numbers, Time, the hand-off to encoding/json)
+//	fast_metadata_codec.go  the hand-written ObjectMeta codec behind Unstructured and PartialObjectMetadata
+//	fast_scan.go            the validating JSON scanner under all of the above; SyntaxError
 package meta

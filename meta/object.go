@@ -45,7 +45,7 @@ func newer[T Object]() func() T {
 // If *T implements json.Unmarshaler (Unstructured does), that method decides
 // how the object is held. Otherwise the result, or the error, is what
 // json.Unmarshal gives, but reached in one pass over data (see
-// decode_struct.go), and strings of up to 64 bytes other than the object's
+// fast_decode_struct.go), and strings of up to 64 bytes other than the object's
 // name, uid and resourceVersion are interned: objects that share a
 // namespace, a label, an owner or an image share its bytes.
 func Decode[T Object](data []byte) (T, error) {

@@ -9,11 +9,17 @@ import (
 	"strconv"
 )
 
-// This file decodes and encodes ObjectMeta by hand for Unstructured and
-// PartialObjectMetadata: one pass over the bytes with the scanner, field
-// names matched exactly (as the API server does), short frequent strings
-// interned (intern.go). A user's own types go through the struct decoder
-// of decode_struct.go instead, because an UnmarshalJSON method on
+// Fast path: the metadata codec. This file decodes and encodes ObjectMeta
+// by hand for Unstructured and PartialObjectMetadata. The plain version,
+// encoding/json into ObjectMeta's struct, checks the input in one pass,
+// decodes in a second, matches keys case-insensitively and allocates every
+// string; this one makes one pass with the scanner, matches field names
+// exactly (as the API server does) and interns short frequent strings
+// (intern.go). BenchmarkDecodePartialObjectMetadata against
+// BenchmarkJSONUnmarshalPartialObjectMetadata measures it (go test -run
+// '^$' -bench . -benchmem ./meta/; figures in docs/performance.md, "meta
+// and selector"). A user's own types go through the struct decoder of
+// fast_decode_struct.go instead, because an UnmarshalJSON method on
 // ObjectMeta would be promoted into, and take over, every struct that
 // embeds it.
 

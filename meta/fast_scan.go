@@ -8,10 +8,17 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the small JSON scanner behind PeekMeta, Unstructured and
-// PartialObjectMetadata. It validates as strictly as encoding/json (same
-// grammar, same nesting limit) but decodes only what its caller asks for:
-// everything else is skipped without allocating.
+// Fast path: the scanner. This file holds the small JSON scanner behind
+// PeekMeta, Unstructured, PartialObjectMetadata and the struct decoder. It
+// validates as strictly as encoding/json (same grammar, same nesting
+// limit), but where the plain version (json.Unmarshal) checks the whole
+// input in one pass and then decodes it in another, allocating every value,
+// this scanner checks and decodes in the same pass and decodes only what
+// its caller asks for: everything else is skipped without allocating. Its
+// benchmarks are those of its callers: BenchmarkPeekMeta and
+// BenchmarkDecodePartialObjectMetadata against
+// BenchmarkJSONUnmarshalPartialObjectMetadata (go test -run '^$' -bench .
+// -benchmem ./meta/; figures in docs/performance.md, "meta and selector").
 
 // SyntaxError reports input that is not well-formed JSON. Offset is the
 // byte where the problem was found.

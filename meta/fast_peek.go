@@ -1,5 +1,16 @@
 package meta
 
+// Fast path: PeekMeta. Routing or keying an object needs six strings of
+// it; the plain version, json.Unmarshal into a struct with TypeMeta and
+// ObjectMeta, decodes all of metadata (labels, annotations, managedFields)
+// to get them. PeekMeta runs the scanner over the object, keeps those six
+// and skips the rest without allocating, yet still rejects what
+// encoding/json would reject. The reflector uses it to recognise an object
+// it already holds without decoding it again. BenchmarkPeekMeta against
+// BenchmarkJSONUnmarshalPartialObjectMetadata measures the difference
+// (go test -run '^$' -bench . -benchmem ./meta/; figures in
+// docs/performance.md, "meta and selector").
+
 // PeekedMeta is what PeekMeta reads from an object: enough to key it, to
 // route it and to track resourceVersions.
 type PeekedMeta struct {
