@@ -69,16 +69,27 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		return true
 	}
+	result, ok := s.adminOp(w, r, op, decode)
+	if !ok {
+		return
+	}
+	request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r)}, http.StatusOK, request.Marshal(result))
+}
+
+// adminOp runs one admin operation. It returns the result to send, or
+// false when it has answered the request itself (an error, or a restart
+// that answers before dropping the connection).
+func (s *Server) adminOp(w http.ResponseWriter, r *http.Request, op string, decode func(any) bool) (map[string]any, bool) {
 	result := map[string]any{}
 	switch op {
 	case "fail":
 		var rule FailRule
 		if !decode(&rule) {
-			return
+			return nil, false
 		}
 		if rule.Code < 400 || rule.Code > 599 {
 			request.WriteStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin fail: code %d is not an error status", rule.Code)))
-			return
+			return nil, false
 		}
 		s.FailNext(rule)
 	case "delay":
@@ -88,12 +99,12 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			Delay string `json:"delay"`
 		}
 		if !decode(&req) {
-			return
+			return nil, false
 		}
 		d, err := time.ParseDuration(req.Delay)
 		if err != nil || d <= 0 {
 			request.WriteStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin delay: invalid delay %q", req.Delay)))
-			return
+			return nil, false
 		}
 		s.DelayNext(DelayRule{Match: req.Match, Count: req.Count, Delay: d})
 	case "expire-continue":
@@ -103,7 +114,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			Inconsistent bool `json:"inconsistent"`
 		}
 		if !decode(&req) {
-			return
+			return nil, false
 		}
 		s.ExpireNextContinue(req.Match, req.Count, req.Inconsistent)
 	case "cut-watches":
@@ -112,7 +123,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			Mode string `json:"mode"`
 		}
 		if !decode(&req) {
-			return
+			return nil, false
 		}
 		mode := CutAbort
 		switch req.Mode {
@@ -123,19 +134,19 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			mode = CutClean
 		default:
 			request.WriteStatus(w, r, apistatus.BadRequest(fmt.Sprintf("admin cut-watches: unknown mode %q (abort, midframe, clean)", req.Mode)))
-			return
+			return nil, false
 		}
 		result["count"] = s.CutWatches(req.Match, mode)
 	case "corrupt-next-frame":
 		var m request.Match
 		if !decode(&m) {
-			return
+			return nil, false
 		}
 		result["count"] = s.CorruptNextWatchFrame(m)
 	case "stall-watches":
 		var m request.Match
 		if !decode(&m) {
-			return
+			return nil, false
 		}
 		result["count"] = s.StallWatches(m)
 	case "compact":
@@ -143,7 +154,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			ResourceVersion *int64 `json:"resourceVersion"`
 		}
 		if !decode(&req) {
-			return
+			return nil, false
 		}
 		if req.ResourceVersion != nil {
 			result["compacted"] = s.CompactTo(*req.ResourceVersion)
@@ -155,7 +166,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			Compact bool `json:"compact"`
 		}
 		if !decode(&req) {
-			return
+			return nil, false
 		}
 		// Answer first: the restart drops this connection too.
 		request.WriteBody(w, request.Negotiation{}, http.StatusOK, request.Marshal(result))
@@ -163,20 +174,20 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			f.Flush()
 		}
 		s.Restart(req.Compact)
-		return
+		return nil, false
 	case "stale-lists":
 		var req struct {
 			ResourceVersion int64 `json:"resourceVersion"`
 		}
 		if !decode(&req) {
-			return
+			return nil, false
 		}
 		s.ServeStaleLists(req.ResourceVersion)
 	case "clear":
 		s.ClearFaults()
 	default:
 		request.WriteStatus(w, r, apistatus.PathNotFound())
-		return
+		return nil, false
 	}
-	request.WriteBody(w, request.Negotiation{Pretty: request.IsPretty(r)}, http.StatusOK, request.Marshal(result))
+	return result, true
 }

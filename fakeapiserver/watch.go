@@ -132,12 +132,14 @@ func (s *Server) parseWatch(r *http.Request, info request.Info, res *registry.Re
 	return watchRequest{res: res, version: info.Version, namespace: info.Namespace, opts: opts, format: n.Format, timeout: timeout, table: tr}, nil
 }
 
-// runWatch streams events to sink until the watch ends.
-func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) {
+// startWatch works out where the watch begins and registers it with the
+// store. ok is false when the watch has already been answered (an ERROR
+// event for a compacted resourceVersion, an end, or a cut).
+func (s *Server) startWatch(ctx context.Context, wr watchRequest, sink eventSink) (reg storage.Registration, initial, ok bool) {
 	table := wr.res.StorageKey()
 	o := wr.opts
 	rv, _ := request.ParseRV(o.RV)
-	initial := o.SendInitialEvents != nil && *o.SendInitialEvents
+	initial = o.SendInitialEvents != nil && *o.SendInitialEvents
 	// With the WatchList gate off, a watch from "" or "0" still starts
 	// with ADDED for every object (the legacy behaviour), without the
 	// bookmark that ends a streaming list.
@@ -150,11 +152,12 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	if initial && rv > 0 {
 		if err := s.waitForRV(ctx, rv); err != nil {
 			s.sendError(sink, apistatus.From(err))
-			return
+			return storage.Registration{}, false, false
 		}
 	}
 	info := storage.WatchInfo{Group: wr.res.Group, Resource: wr.res.Name, Namespace: wr.namespace, Client: wr.client}
-	reg, err := s.store.Register(table, start, s.opts.WatchQueueLength, info)
+	var err error
+	reg, err = s.store.Register(table, start, s.opts.WatchQueueLength, info)
 	switch {
 	case errors.Is(err, storage.ErrCompacted):
 		msg := fmt.Sprintf("too old resource version: %d (%d)", rv, s.store.CompactedRV())
@@ -162,14 +165,24 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 			msg = "The resourceVersion for the provided watch is too old."
 		}
 		s.sendError(sink, apistatus.Expired(msg))
-		return
+		return storage.Registration{}, false, false
 	case errors.Is(err, storage.ErrResourceGone):
 		sink.end()
-		return
+		return storage.Registration{}, false, false
 	case err != nil:
 		sink.cut()
+		return storage.Registration{}, false, false
+	}
+	return reg, initial, true
+}
+
+// runWatch streams events to sink until the watch ends.
+func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) {
+	reg, initial, ok := s.startWatch(ctx, wr, sink)
+	if !ok {
 		return
 	}
+	o := wr.opts
 	defer s.store.Unregister(reg.Watcher)
 	reg.Watcher.SetAbort(sink.abort)
 
