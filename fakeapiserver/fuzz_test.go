@@ -38,7 +38,7 @@ func FuzzHandler(f *testing.F) {
 		{"GET", "/openapi/v3/api/v1", "", "", "", ""},
 		{"DELETE", "/api/v1/namespaces/kube-public", "gracePeriodSeconds=-5", "", "", ""},
 		{"GET", "/api/v1/namespaces/default/configmaps", "watch=1&resourceVersion=abc", "", "", ""},
-		// Bodies that exercise the schema walk (validation_types.go).
+		// Bodies that exercise the schema walk (internal/validation).
 		{"POST", "/api/v1/namespaces/default/configmaps", "", "application/json", "", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t","labels":{"a":1}},"data":[1],"binaryData":{"x":"!!"}}`},
 		{"POST", "/apis/apps/v1/namespaces/default/deployments", "fieldValidation=Strict", "application/json", "", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":"two","strategy":{"rollingUpdate":{"maxSurge":1.5}},"template":{"metadata":{"creationTimestamp":"x"},"spec":{"containers":[{"name":"c","bogus":1,"resources":{"limits":{"cpu":true,"memory":"1Ki5"}}}],"activeDeadlineSeconds":1e30}}}}`},
 		{"PUT", "/api/v1/namespaces/default/pods/p", "", "application/json", "", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":{}},"spec":{"hostNetwork":"true","nodeSelector":{"a":null}}}`},
@@ -52,7 +52,7 @@ func FuzzHandler(f *testing.F) {
 	s := New(Options{Seed: 3, MinRequestTimeout: time.Millisecond, TooLargeResourceVersionWait: time.Millisecond, CompactionInterval: -1})
 	f.Cleanup(s.Close)
 	// A custom resource with a structural schema, for the seeds that
-	// drive validation_custom.go.
+	// drive the CRD schema walk (internal/validation).
 	if rec := serve(s, http.MethodPost, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", typedGadgetCRD); rec.Code != http.StatusCreated {
 		f.Fatalf("creating the CRD: %d %s", rec.Code, rec.Body)
 	}

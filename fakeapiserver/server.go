@@ -44,7 +44,7 @@ type Server struct {
 	// discovery serves discovery and OpenAPI from the registry.
 	discovery *discovery.Server
 
-	// auth authenticates and authorizes requests (auth.go).
+	// auth authenticates and authorizes requests (internal/auth).
 	auth *auth.Authenticator
 
 	// lifeMu guards every field below.
