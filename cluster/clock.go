@@ -15,6 +15,5 @@ func (c ServerClock) Now() time.Time { return c.C.Now() }
 
 // NewTimer starts a timer on the server clock.
 func (c ServerClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
-	t := c.C.NewTimer(d)
-	return t.C(), t.Stop
+	return c.C.NewTimer(d)
 }

@@ -64,7 +64,7 @@
 //
 //   - server.go: Server, New, NewForTest, Start, URL, Close; request
 //     routing, request log, panic recovery. options.go: every knob.
-//     clock.go: the Clock interface and FakeClock.
+//     clock.go: Clock, RealClock and FakeClock, package clock's types.
 //   - resource.go: dispatch of a resource request and GET.
 //     crud_create.go, crud_update.go, crud_patch.go (JSON and merge
 //     patch), crud_delete.go (finalizers, graceful pods, delete

@@ -231,9 +231,9 @@ func (s *Server) waitForRV(ctx context.Context, rv int64) error {
 	if rv <= s.store.ResourceVersion() {
 		return nil
 	}
-	t := s.clock.NewTimer(s.opts.TooLargeResourceVersionWait)
-	defer t.Stop()
-	if s.store.WaitFor(ctx, rv, t.C()) {
+	timeout, stop := s.clock.NewTimer(s.opts.TooLargeResourceVersionWait)
+	defer stop()
+	if s.store.WaitFor(ctx, rv, timeout) {
 		return nil
 	}
 	if ctx.Err() != nil {

@@ -110,10 +110,7 @@ func New(opts Options) *Server {
 	}
 	s.auth = auth.New(opts.Tokens, opts.ClientCertificates, opts.Forbid, c509)
 	s.discovery = discovery.New(s.registry)
-	s.faults = faults.New(func(d time.Duration) (<-chan time.Time, func()) {
-		t := s.clock.NewTimer(d)
-		return t.C(), func() { t.Stop() }
-	}, s.log)
+	s.faults = faults.New(s.clock, s.log)
 	s.ctrl = controllers.New(s.store, s.registry, s.clock.Now, s.log, serverWriter{s})
 	if opts.Seed != 0 {
 		s.rng = rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
@@ -256,12 +253,12 @@ func (s *Server) compactLoop(ctx context.Context) {
 	defer s.background.Done()
 	prev := s.store.ResourceVersion()
 	for {
-		t := s.clock.NewTimer(s.opts.CompactionInterval)
+		tick, stop := s.clock.NewTimer(s.opts.CompactionInterval)
 		select {
 		case <-ctx.Done():
-			t.Stop()
+			stop()
 			return
-		case <-t.C():
+		case <-tick:
 		}
 		cur := s.store.ResourceVersion()
 		if at := s.store.Compact(prev); at > 0 {

@@ -187,18 +187,17 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	reg.Watcher.SetAbort(sink.abort)
 
 	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.Watcher, lastRV: reg.SnapshotRV, minRV: reg.SnapshotRV, apiVer: request.GV(wr.res.Group, wr.version)}
-	deadline := s.clock.NewTimer(wr.timeout)
-	defer deadline.Stop()
-	var bookmarkTimer Timer
+	deadline, stopDeadline := s.clock.NewTimer(wr.timeout)
+	defer stopDeadline()
 	var bookmarkC, lastBookmarkC <-chan time.Time
+	stopBookmark := func() bool { return false }
+	defer func() { stopBookmark() }()
 	if o.AllowBookmarks {
-		bookmarkTimer = s.clock.NewTimer(s.opts.BookmarkInterval)
-		bookmarkC = bookmarkTimer.C()
-		defer func() { bookmarkTimer.Stop() }()
+		bookmarkC, stopBookmark = s.clock.NewTimer(s.opts.BookmarkInterval)
 		if wr.timeout > s.opts.BookmarkBeforeDeadline {
-			lt := s.clock.NewTimer(wr.timeout - s.opts.BookmarkBeforeDeadline)
-			defer lt.Stop()
-			lastBookmarkC = lt.C()
+			var stopLast func() bool
+			lastBookmarkC, stopLast = s.clock.NewTimer(wr.timeout - s.opts.BookmarkBeforeDeadline)
+			defer stopLast()
 		}
 	}
 
@@ -260,14 +259,13 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 			}
 			st.stopped()
 			return
-		case <-deadline.C():
+		case <-deadline:
 			_ = st.flush()
 			sink.end()
 			return
 		case <-bookmarkC:
 			st.bookmarkDue = true
-			bookmarkTimer = s.clock.NewTimer(s.opts.BookmarkInterval)
-			bookmarkC = bookmarkTimer.C()
+			bookmarkC, stopBookmark = s.clock.NewTimer(s.opts.BookmarkInterval)
 		case <-lastBookmarkC:
 			st.bookmarkDue = true
 			lastBookmarkC = nil

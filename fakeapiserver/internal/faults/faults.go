@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
@@ -56,8 +57,8 @@ const (
 // Injector holds the pending request faults: fail and delay rules,
 // continue-token expiries and stale lists. It is safe for concurrent use.
 type Injector struct {
-	// timer starts a timer on the server's clock; stop releases it.
-	timer func(d time.Duration) (c <-chan time.Time, stop func())
+	// clock times injected delays (the server's clock).
+	clock clock.Clock
 	log   *slog.Logger
 
 	// mu guards every field below.
@@ -83,10 +84,10 @@ type ContinueFault struct {
 	Inconsistent bool
 }
 
-// New returns an Injector without rules. timer starts a timer on the
-// server's clock (injected delays wait on it); log records each fault.
-func New(timer func(d time.Duration) (<-chan time.Time, func()), log *slog.Logger) *Injector {
-	return &Injector{timer: timer, log: log, release: make(chan struct{})}
+// New returns an Injector without rules. Injected delays wait on clk;
+// log records each fault.
+func New(clk clock.Clock, log *slog.Logger) *Injector {
+	return &Injector{clock: clk, log: log, release: make(chan struct{})}
 }
 
 // ReleaseAll ends every injected delay now and makes later ones end at
@@ -206,7 +207,7 @@ func (f *Injector) Apply(w http.ResponseWriter, r *http.Request, info request.In
 	note := ""
 	if delay > 0 {
 		note = "delay " + delay.String()
-		c, stop := f.timer(delay)
+		c, stop := f.clock.NewTimer(delay)
 		select {
 		case <-c:
 		case <-r.Context().Done():
