@@ -20,13 +20,15 @@ var screenshots = flag.String("webview.screenshots", "", "write screenshots of t
 // TestPageInChromium opens the page in a real headless Chromium and uses
 // it as a learner would: the diagram reaches Watching, the store's count
 // matches the server's, a fault button pressed in the page shows the
-// reflector backing off and watching again, and new objects reach the
-// table.
+// reflector backing off and watching again, another one a 410 and its
+// relist, new objects reach the table, the filter filters and the slider
+// reaches the server.
 func TestPageInChromium(t *testing.T) {
+	rates := make(chan float64, 1)
 	e := newEnv(t, envOptions{
 		objects:  30,
 		backoff:  reflector.Backoff{Initial: time.Second, Max: time.Second, Jitter: reflector.NoJitter},
-		controls: cutControls,
+		controls: testControls(rates),
 	})
 	b := startBrowser(e.ctx, t, e.url)
 
@@ -64,6 +66,21 @@ func TestPageInChromium(t *testing.T) {
 	b.click(e.ctx, "#filter")
 	b.call(e.ctx, b.session, "Input.insertText", map[string]any{"text": "new-"}, nil)
 	b.await(e.ctx, "the filtered table", `document.querySelectorAll("#objects tbody tr").length === 5`)
+
+	b.click(e.ctx, `button[data-fault="compact"]`)
+	b.await(e.ctx, "the 410", `document.querySelector("#transitions").innerText.includes("Watching → Listing 410 Expired · relist")`)
+	b.await(e.ctx, "the relist counted", `document.querySelector('dd[data-count="relists"]').textContent === "1"`)
+	b.await(e.ctx, "Watching after the relist", `document.querySelector("#state").dataset.state === "Watching"`)
+	b.await(e.ctx, fmt.Sprintf("a store count of %d after the relist", want), fmt.Sprintf(`document.querySelector("#store-count").textContent === "%d"`, want))
+
+	require.NoError(t, b.eval(e.ctx, `(() => { const s = document.querySelector('input[data-slider="rate"]');
+		s.value = 40; s.dispatchEvent(new Event("change")); return true; })()`, nil))
+	select {
+	case v := <-rates:
+		assert.Equal(t, 40.0, v, "the slider's value reaches the server")
+	case <-e.ctx.Done():
+		t.Fatal("the slider's value never reached the server")
+	}
 
 	assert.Empty(t, b.pageExceptions(), "the page threw:\n%s", lines(b.pageExceptions()))
 }

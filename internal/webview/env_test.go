@@ -48,7 +48,7 @@ type env struct {
 type envOptions struct {
 	objects  int
 	backoff  reflector.Backoff
-	controls func(*fakeapiserver.Server) webview.Controls
+	controls func(*env) webview.Controls
 }
 
 // newEnv starts everything and waits for the informer to sync. Cleanup
@@ -69,7 +69,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 
 	var controls webview.Controls
 	if o.controls != nil {
-		controls = o.controls(srv)
+		controls = o.controls(e)
 	}
 	e.view, err = webview.New(webview.Options{Interval: 50 * time.Millisecond, Controls: controls})
 	require.NoError(t, err)
@@ -106,11 +106,22 @@ func (e *env) createNamespace() {
 	require.NoError(e.t, e.c.Post().Resource("namespaces").Body(ns).Do(e.ctx).Error())
 }
 
-// create makes one ConfigMap.
+// create makes one ConfigMap in the test namespace.
 func (e *env) create(name string) {
 	e.t.Helper()
+	require.NoError(e.t, e.post(e.ctx, testNamespace, name), "create %s", name)
+}
+
+// createIn makes one ConfigMap in ns, from a control's goroutine.
+func (e *env) createIn(ctx context.Context, ns, name string) {
+	if err := e.post(ctx, ns, name); err != nil {
+		e.t.Errorf("create %s/%s: %v", ns, name, err)
+	}
+}
+
+func (e *env) post(ctx context.Context, ns, name string) error {
 	cm := &ConfigMap{TypeMeta: meta.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta.ObjectMeta{Name: name}, Data: map[string]string{"v": "1"}}
-	require.NoError(e.t, e.c.Post().Namespace(testNamespace).Resource("configmaps").Body(cm).Do(e.ctx).Error(), "create %s", name)
+	return e.c.Post().Namespace(ns).Resource("configmaps").Body(cm).Do(ctx).Error()
 }
 
 // serverCount lists the namespace's ConfigMaps on the server.
@@ -123,17 +134,35 @@ func (e *env) serverCount() int {
 	return len(list.Items)
 }
 
-// cutControls is one fault: cut the test namespace's watches.
-func cutControls(srv *fakeapiserver.Server) webview.Controls {
-	return webview.Controls{Faults: []webview.Fault{{
-		ID: "cut", Label: "Cut the watch", Help: "drop the connection",
-		Do: func(context.Context) error {
-			if n := srv.CutWatches(fakeapiserver.Match{Resource: "configmaps", Namespace: testNamespace}, fakeapiserver.CutAbort); n == 0 {
+// testControls are the faults the browser test presses — cut the test
+// namespace's watches; cut them, move the server on and compact its
+// history (a 410) — and a slider whose values arrive on rates.
+func testControls(rates chan<- float64) func(*env) webview.Controls {
+	return func(e *env) webview.Controls {
+		srv := e.srv
+		match := fakeapiserver.Match{Resource: "configmaps", Namespace: testNamespace}
+		cut := func(context.Context) error {
+			if n := srv.CutWatches(match, fakeapiserver.CutAbort); n == 0 {
 				return fmt.Errorf("no watch to cut")
 			}
 			return nil
-		},
-	}}}
+		}
+		return webview.Controls{
+			Faults: []webview.Fault{
+				{ID: "cut", Label: "Cut the watch", Help: "drop the connection", Do: cut},
+				{ID: "compact", Label: "Compact (410)", Help: "forget the history", Do: func(ctx context.Context) error {
+					if err := cut(ctx); err != nil {
+						return err
+					}
+					e.createIn(ctx, "default", "elsewhere")
+					srv.CompactNow()
+					return nil
+				}},
+			},
+			Sliders: []webview.Slider{{ID: "rate", Label: "Rate", Unit: "writes/s", Min: 0, Max: 100, Step: 1, Value: 2,
+				Set: func(v float64) error { rates <- v; return nil }}},
+		}
+	}
 }
 
 // lines joins for failure messages.
