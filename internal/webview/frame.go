@@ -59,6 +59,8 @@ type PointView struct {
 	Type string  `json:"type,omitempty"`
 	Key  string  `json:"key,omitempty"`
 	RV   string  `json:"rv"`
+	// Items is a page's item count.
+	Items int `json:"items,omitempty"`
 }
 
 // StoreView is the cache's summary; the rows come from /api/objects.
@@ -154,7 +156,7 @@ func (r *Recorder) stopSampling() {
 }
 
 func pointView(p point) PointView {
-	return PointView{At: ms(p.at), Kind: pointKindNames[p.kind], Type: string(p.typ), Key: p.key, RV: p.rv}
+	return PointView{At: ms(p.at), Kind: pointKindNames[p.kind], Type: string(p.typ), Key: p.key, RV: p.rv, Items: p.n}
 }
 
 // stateView renders the current state.

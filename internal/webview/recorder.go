@@ -30,11 +30,13 @@ const (
 	pointReplace
 	pointWatch
 	pointWatchEnd
+	pointPage
 )
 
 var pointKindNames = [...]string{
 	pointEvent: "event", pointInitial: "initial", pointBookmark: "bookmark", pointList: "list",
 	pointRelist: "relist", pointReplace: "replace", pointWatch: "watch", pointWatchEnd: "watch-end",
+	pointPage: "page",
 }
 
 // point is one entry of the timeline as the hot path records it: no
@@ -46,6 +48,8 @@ type point struct {
 	typ  watch.EventType
 	key  string
 	rv   string
+	// n is a page's item count.
+	n int
 }
 
 // transition is one state change as recorded.
@@ -146,6 +150,8 @@ func (r *Recorder) Trace(ev reflector.TraceEvent) {
 			}
 			r.markLocked(point{at: at, kind: kind, rv: ev.Options.ResourceVersion})
 		}
+	case reflector.ListPageReceived:
+		r.markLocked(point{at: at, kind: pointPage, rv: ev.ResourceVersion, n: ev.Items})
 	case reflector.WatchRequested:
 		kind := pointWatch
 		if ev.Options.SendInitialEvents {

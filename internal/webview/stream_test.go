@@ -130,7 +130,7 @@ func TestStreamCarriesStatesReasonsAndTimeline(t *testing.T) {
 		kinds = append(kinds, p.Kind+":"+p.RV)
 	}
 	// Marks first, then events: the page places them by time.
-	assert.Equal(t, []string{"list:0", "replace:10", "watch:10", "bookmark:15", "watch-end:15", "watch:15", "watch-end:15", "relist:", "event:11", "event:12", "event:13"}, kinds)
+	assert.Equal(t, []string{"list:0", "page:10", "replace:10", "watch:10", "bookmark:15", "watch-end:15", "watch:15", "watch-end:15", "relist:", "event:11", "event:12", "event:13"}, kinds)
 	assert.Equal(t, []string{"ns/c", "ns/a", "ns/b"}, fr.Store.Changed)
 	assert.Equal(t, uint64(1), fr.Counts.Added)
 	assert.Equal(t, uint64(1), fr.Counts.Modified)

@@ -226,6 +226,11 @@ function drawTimeline() {
         ctx.fillText(p.kind + " rv=" + (p.rv === "" ? '""' : p.rv), px + 4, pad.t + 10);
         break;
       }
+      case "page":
+        ctx.fillStyle = COLORS.list;
+        ctx.beginPath(); ctx.moveTo(px, h - pad.b - 2); ctx.lineTo(px - 5, h - pad.b - 11); ctx.lineTo(px + 5, h - pad.b - 11); ctx.fill();
+        ctx.textAlign = "left"; ctx.fillText(p.items + " items", px + 6, h - pad.b - 4);
+        break;
       case "replace":
         ctx.fillStyle = COLORS.replace; ctx.fillRect(px - 5, py - 5, 10, 10);
         break;
