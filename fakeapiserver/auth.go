@@ -10,6 +10,11 @@ type User = auth.User
 // patch, delete, deletecollection).
 type ForbidRule = auth.ForbidRule
 
+// ImpersonateRule lets a user, or the members of a group, act as other
+// users through the Impersonate-* headers (Options.Impersonate). Members
+// of system:masters may always; anyone else needs a rule.
+type ImpersonateRule = auth.ImpersonateRule
+
 // ClientUser is the user of the generated client certificate (its common
 // name and organization).
 var ClientUser = auth.ClientUser

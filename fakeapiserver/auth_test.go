@@ -15,8 +15,9 @@ import (
 
 func TestTokenAuthAndForbidRules(t *testing.T) {
 	s, c := newTestServer(t, Options{
-		Tokens: map[string]User{"admin-token": {Name: "admin"}, "dev-token": {Name: "dev"}},
-		Forbid: []ForbidRule{{User: "dev", Match: request.Match{Verb: "list", Resource: "secrets"}}, {User: "dev", Match: request.Match{Verb: "impersonate"}}},
+		Tokens:      map[string]User{"admin-token": {Name: "admin"}, "dev-token": {Name: "dev"}},
+		Forbid:      []ForbidRule{{User: "dev", Match: request.Match{Verb: "list", Resource: "secrets"}}, {User: "dev", Match: request.Match{Verb: "impersonate"}}},
+		Impersonate: []ImpersonateRule{{User: "admin"}},
 	})
 	r := c.get(cmPath)
 	require.Equal(t, http.StatusUnauthorized, r.code)

@@ -65,6 +65,9 @@
 //   - server.go: Server, New, NewForTest, Start, URL, Close; request
 //     routing, request log, panic recovery. options.go: every knob.
 //     clock.go: Clock, RealClock and FakeClock, package clock's types.
+//   - limits.go: the real server's limits on requests: the in-flight
+//     budgets (429 past them), the request deadline (?timeout=,
+//     RequestTimeout) and which requests are long-running.
 //   - resource.go: dispatch of a resource request and GET.
 //     crud_create.go, crud_update.go, crud_patch.go (JSON and merge
 //     patch), crud_delete.go (finalizers, graceful pods, delete

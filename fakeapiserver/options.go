@@ -30,8 +30,26 @@ type Options struct {
 	// timeoutSeconds: a duration in [MinRequestTimeout, 2*MinRequestTimeout)
 	// chosen at random; default 30 minutes (kube-apiserver's 1800 s).
 	MinRequestTimeout time.Duration
-	// RequestTimeout caps a non-watch request's ?timeout=; default 60 s.
+	// RequestTimeout bounds every request that is not long-running
+	// (watches and the streaming subresources are): its context ends,
+	// reading its body fails with the real server's 504, and a shorter
+	// ?timeout= wins. Default 60 s, kube-apiserver's --request-timeout.
 	RequestTimeout time.Duration
+
+	// ReadHeaderTimeout bounds reading a request's headers and IdleTimeout
+	// how long a keep-alive connection may wait for its next request;
+	// defaults 32 s and 90 s, the real server's. Connections that never
+	// finish their headers, or stay idle, are closed after them.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the reads
+	// and the writes served at once (watches and other long-running
+	// requests are not counted); past them a request gets 429 with
+	// Retry-After: 1 at once. Defaults 400 and 200, kube-apiserver's
+	// --max-requests-inflight and --max-mutating-requests-inflight;
+	// negative means unlimited.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
 
 	// HistoryLimit is how many changes the server keeps for resuming
 	// watches and reading older snapshots; older ones are compacted away.
@@ -88,6 +106,13 @@ type Options struct {
 	ClientCertificates bool
 	// Forbid denies matching requests with 403.
 	Forbid []ForbidRule
+	// Impersonate names who may act as another user with the
+	// Impersonate-* headers besides members of system:masters; anyone
+	// else is answered 403 (users "bob" is forbidden: User "alice" cannot
+	// impersonate resource "users"...), as on a real cluster without an
+	// RBAC rule for the impersonate verb. A Forbid rule on the verb
+	// impersonate still wins.
+	Impersonate []ImpersonateRule
 	// MaxWatchersPerUser bounds the open watches of one client (the
 	// authenticated user, or the remote address without authentication);
 	// past it a watch is answered 429 with Retry-After, as the real
@@ -130,6 +155,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = time.Minute
+	}
+	if o.ReadHeaderTimeout == 0 {
+		o.ReadHeaderTimeout = 32 * time.Second
+	}
+	if o.IdleTimeout == 0 {
+		o.IdleTimeout = 90 * time.Second
+	}
+	if o.MaxRequestsInFlight == 0 {
+		o.MaxRequestsInFlight = 400
+	}
+	if o.MaxMutatingRequestsInFlight == 0 {
+		o.MaxMutatingRequestsInFlight = 200
 	}
 	if o.HistoryLimit == 0 {
 		o.HistoryLimit = 10000

@@ -47,6 +47,9 @@ type Server struct {
 	// auth authenticates and authorizes requests (internal/auth).
 	auth *auth.Authenticator
 
+	// inflight bounds the requests served at once (limits.go).
+	inflight *inflight
+
 	// lifeMu guards every field below.
 	lifeMu   sync.Mutex
 	listener net.Listener
@@ -90,6 +93,7 @@ func New(opts Options) *Server {
 		clock:    opts.Clock,
 		registry: registry.NewBuiltin(),
 		store:    storage.New(opts.Clock.Now, opts.HistoryLimit),
+		inflight: newInflight(opts.MaxRequestsInFlight, opts.MaxMutatingRequestsInFlight),
 		log:      opts.Logger,
 		conns:    map[net.Conn]struct{}{},
 		stop:     cancel,
@@ -108,7 +112,7 @@ func New(opts Options) *Server {
 		}
 		c509 = c
 	}
-	s.auth = auth.New(opts.Tokens, opts.ClientCertificates, opts.Forbid, c509)
+	s.auth = auth.New(opts.Tokens, opts.ClientCertificates, opts.Forbid, opts.Impersonate, c509)
 	s.discovery = discovery.New(s.registry)
 	s.faults = faults.New(s.clock, s.log)
 	s.ctrl = controllers.New(s.store, s.registry, s.clock.Now, s.log, serverWriter{s})
@@ -165,7 +169,9 @@ func (s *Server) Start() error {
 	}
 	hs := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		MaxHeaderBytes:    1 << 20,
 		TLSConfig:         tlsConfig,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		ConnState:         s.trackConn,
@@ -331,6 +337,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 		r = r.WithContext(auth.WithUser(r.Context(), user))
 	}
 	info, isResource := request.ParsePath(r)
+	if !longRunning(info, isResource) {
+		release, ok := s.inflight.acquire(r)
+		if !ok {
+			tooManyRequests(w)
+			return "in-flight limit"
+		}
+		defer release()
+		var cancel func()
+		var err error
+		if r, cancel, err = s.withDeadline(w, r); err != nil {
+			request.WriteError(w, r, err)
+			return ""
+		}
+		defer cancel()
+	}
 	note, handled := s.faults.Apply(w, r, info, isResource)
 	if handled {
 		return note

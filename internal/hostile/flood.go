@@ -90,6 +90,9 @@ func openFloodConn(ctx context.Context, opts FloodOptions, kind string) (net.Con
 	}
 	if opts.TLS != nil {
 		cfg := opts.TLS.Clone()
+		if cfg.ServerName == "" {
+			cfg.ServerName, _, _ = net.SplitHostPort(opts.Addr)
+		}
 		cfg.NextProtos = []string{"http/1.1"}
 		if kind == KindPreface {
 			cfg.NextProtos = []string{"h2"}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -36,6 +37,10 @@ func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			return nil, apistatus.TooLarge(limit)
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) || r.Context().Err() != nil {
+			// The body stalled past the request's deadline.
+			return nil, apistatus.RequestTimedOut()
 		}
 		return nil, apistatus.BadRequest(fmt.Sprintf("reading the request body: %v", err))
 	}
