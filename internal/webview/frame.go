@@ -80,6 +80,8 @@ type HandlerView struct {
 	Queued    int     `json:"queued"`
 	OldestMs  float64 `json:"oldestMs"`
 	Delivered uint64  `json:"delivered"`
+	// PerSecond is the handler's calls per second over the last two
+	// seconds; negative until the connection has watched it long enough.
 	PerSecond float64 `json:"perSecond"`
 	Panics    uint64  `json:"panics"`
 }

@@ -61,8 +61,12 @@ type rate struct {
 	at        time.Time
 }
 
-// rateWindow is how far back a handler's calls per second are counted.
-const rateWindow = 2 * time.Second
+// rateWindow is how far back a handler's calls per second are counted;
+// under minRateWindow of history there is no rate yet.
+const (
+	rateWindow    = 2 * time.Second
+	minRateWindow = 500 * time.Millisecond
+)
 
 // next builds the connection's next frame.
 func (s *stream) next(now time.Time) *Frame {
@@ -91,7 +95,8 @@ func (s *stream) next(now time.Time) *Frame {
 		for len(hist) > 1 && now.Sub(hist[1].at) >= rateWindow {
 			hist = hist[1:]
 		}
-		if len(hist) > 0 && now.After(hist[0].at) && hv.Delivered >= hist[0].delivered {
+		hv.PerSecond = -1
+		if len(hist) > 0 && now.Sub(hist[0].at) >= minRateWindow && hv.Delivered >= hist[0].delivered {
 			hv.PerSecond = float64(hv.Delivered-hist[0].delivered) / now.Sub(hist[0].at).Seconds()
 		}
 		s.rates[h.name] = append(hist, rate{delivered: hv.Delivered, at: now})

@@ -300,7 +300,7 @@ function drawHandlers(hs) {
   const rows = hs.map((h) => {
     const tr = document.createElement("tr");
     tr.dataset.handler = h.name;
-    const cells = [h.name, h.synced ? "yes" : "no", String(h.queued), fmtMs(h.oldestMs), h.perSecond.toFixed(1), String(h.delivered)];
+    const cells = [h.name, h.synced ? "yes" : "no", String(h.queued), fmtMs(h.oldestMs), (h.perSecond < 0 ? "…" : h.perSecond.toFixed(1)), String(h.delivered)];
     cells.forEach((v, i) => {
       const td = document.createElement("td");
       td.textContent = v;
