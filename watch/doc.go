@@ -27,10 +27,17 @@
 //   - event.go: EventType, Event[T] and Interface[T], the contract every
 //     watch implements.
 //   - decoder.go: Decoder, Frame and DecoderOptions: the streaming framer
-//     and envelope reader.
+//     and envelope reader, and its buffer (how it reads, grows, shrinks).
 //   - errors.go: SyntaxError, ObjectError and the sentinels (ErrTransport,
 //     ErrFrameTooLarge, ErrUnknownEventType) that classify how a watch ended.
 //   - stream_watcher.go: NewStreamWatcher, an Interface[T] over a response
 //     body, with one owned goroutine.
 //   - fake.go: FakeWatcher, an Interface[T] driven by tests.
+//
+// The fast path, the hand-tuned form of what encoding/json's Decoder would
+// do, with its reason and its benchmark at the top of the file (a first
+// reading can skip it):
+//
+//   - fast_scan.go: the envelope scanner behind Decoder.Next, one method per
+//     state of the envelope's grammar.
 package watch
