@@ -189,6 +189,28 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
+// BenchmarkJSONUnmarshalList is the plain version BenchmarkScan is measured
+// against: the whole body read into memory, then encoding/json splitting
+// it into raw items, all of which it holds at once.
+func BenchmarkJSONUnmarshalList(b *testing.B) {
+	body := bigList(5000, 4<<10)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		data, err := io.ReadAll(bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var list struct {
+			Metadata meta.ListMeta     `json:"metadata"`
+			Items    []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(data, &list); err != nil || len(list.Items) != 5000 {
+			b.Fatal(err, len(list.Items))
+		}
+	}
+}
+
 // FuzzScan checks the scanner against encoding/json: when Scan succeeds the
 // input is a valid JSON object whose items it handed over exactly, and
 // chunking never changes the outcome.
