@@ -21,6 +21,11 @@
 // selectors, watch transport) and is the one constructor of a
 // ListerWatcher over rest; NewListWatchFromClient is its short form.
 //
+// The names ListerWatcher, ListWatch, NewListWatchFromClient, Store (with
+// its methods) and Reflector follow the original article on client-go's
+// tools/cache package, so that its readers find them here; the README's
+// table "From the article to the code" maps each of them to its file.
+//
 // # What a Reflector does
 //
 // A Reflector is a state machine. Each state carries its data and prints

@@ -77,10 +77,10 @@ func TestApplyCreatesAndOwns(t *testing.T) {
 	assert.False(t, again.Changed, "the same apply again changes nothing")
 }
 
-// TestApplySection8 walks the behaviours observed on a real server: a
-// conflict with another manager's field, force, shared ownership and the
-// removal of fields a manager stops applying.
-func TestApplySection8(t *testing.T) {
+// TestApplyConflictsForceAndRemoval walks what a real server was seen to
+// do with field ownership: a conflict with another manager's field, force,
+// shared ownership and the removal of fields a manager stops applying.
+func TestApplyConflictsForceAndRemoval(t *testing.T) {
 	live := mustApply(t, jsonv.Value{}, "kubectl", cmHead+`,"data":{"a":"1","b":"2"}}`)
 
 	// An ordinary write by another manager takes .data.a.
