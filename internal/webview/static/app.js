@@ -214,6 +214,7 @@ function drawTimeline() {
     if (s < 0) continue;
     ctx.fillText("+" + (s / 1000) + "s", x(s), h - 6);
   }
+  let lastPageLabel = -Infinity;
   for (const p of visible) {
     const px = x(p.at);
     const rv = Number(p.rv);
@@ -229,7 +230,11 @@ function drawTimeline() {
       case "page":
         ctx.fillStyle = COLORS.list;
         ctx.beginPath(); ctx.moveTo(px, h - pad.b - 2); ctx.lineTo(px - 5, h - pad.b - 11); ctx.lineTo(px + 5, h - pad.b - 11); ctx.fill();
-        ctx.textAlign = "left"; ctx.fillText(p.items + " items", px + 6, h - pad.b - 4);
+        // Pages of one list come close together: label one in 70px.
+        if (px - lastPageLabel > 70) {
+          ctx.textAlign = "left"; ctx.fillText(p.items + " items", px + 6, h - pad.b - 4);
+          lastPageLabel = px;
+        }
         break;
       case "replace":
         ctx.fillStyle = COLORS.replace; ctx.fillRect(px - 5, py - 5, 10, 10);
