@@ -87,7 +87,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, info reque
 		request.WriteStatus(w, r, apistatus.MethodNotAllowed())
 		return
 	}
-	n, data, wo, err := s.readWrite(r)
+	n, data, wo, err := s.readWrite(r, res.Kind, res.Custom)
 	if err != nil {
 		request.WriteError(w, r, err)
 		return
@@ -280,8 +280,10 @@ func (s *Server) checkNamespaceForCreate(res *registry.Resource, ns, name string
 
 // readWrite does what every handler of a write with an object body does
 // first, in the real server's order: negotiate the response type, read the
-// body (bounded, YAML converted to JSON) and parse the write options.
-func (s *Server) readWrite(r *http.Request) (request.Negotiation, []byte, writeOptions, error) {
+// body (bounded, YAML and protobuf converted to JSON) and parse the write
+// options. kind is the kind the body should hold, custom whether the
+// resource is a custom one (no protobuf).
+func (s *Server) readWrite(r *http.Request, kind string, custom bool) (request.Negotiation, []byte, writeOptions, error) {
 	n, err := request.Negotiate(r, false)
 	if err != nil {
 		return request.Negotiation{}, nil, writeOptions{}, err
@@ -292,7 +294,7 @@ func (s *Server) readWrite(r *http.Request) (request.Negotiation, []byte, writeO
 	}
 	data, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err == nil {
-		data, err = request.ToJSON(data, mt)
+		data, err = request.ToJSON(data, mt, kind, custom)
 	}
 	if err != nil {
 		return request.Negotiation{}, nil, writeOptions{}, err

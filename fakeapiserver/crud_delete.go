@@ -31,7 +31,7 @@ func (s *Server) parseDeleteOptions(r *http.Request) (request.DeleteOptions, err
 	if len(body) > 0 {
 		if mt, err := request.BodyMediaType(r); err != nil {
 			return o, err
-		} else if body, err = request.ToJSON(body, mt); err != nil {
+		} else if body, err = request.ToJSON(body, mt, "DeleteOptions", false); err != nil {
 			return o, err
 		}
 		if err := json.Unmarshal(body, &o); err != nil {
@@ -85,7 +85,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info reque
 	if deleted && !res.DeleteReturnsObject {
 		st := &meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: meta.StatusSuccess,
 			Details: &meta.StatusDetails{Name: info.Name, Group: res.Group, Kind: res.Name, UID: obj.Meta.UID}}
-		request.WriteBody(w, request.Negotiation{Pretty: n.Pretty}, http.StatusOK, request.Marshal(st))
+		request.WriteBody(w, request.Negotiation{Pretty: n.Pretty, Protobuf: n.Protobuf}, http.StatusOK, request.Marshal(st))
 		return
 	}
 	request.WriteBody(w, n, http.StatusOK, request.EncodeObject(obj, n.Format, request.GV(res.Group, info.Version)))

@@ -73,9 +73,9 @@ func TestCreateErrors(t *testing.T) {
 			assert.EqualValues(t, tc.code, st.Code)
 		})
 	}
-	r := c.post(cmPath, `{}`, "Content-Type", "application/vnd.kubernetes.protobuf")
+	r := c.post(cmPath, `{}`, "Content-Type", "text/plain")
 	assert.Equal(t, http.StatusUnsupportedMediaType, r.code)
-	assert.Contains(t, r.status(t).Message, `ContentType: "application/json"`)
+	assert.Equal(t, "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf", r.status(t).Message)
 }
 
 func TestGenerateNameIsSeeded(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 // readPut reads and decodes the body of a PUT on one object (an update,
 // a namespace's finalize): the object must name the one in the URL.
 func (s *Server) readPut(r *http.Request, info request.Info, res *registry.Resource) (request.Negotiation, *request.Incoming, writeOptions, error) {
-	n, data, wo, err := s.readWrite(r)
+	n, data, wo, err := s.readWrite(r, res.Kind, res.Custom)
 	if err != nil {
 		return n, nil, wo, err
 	}

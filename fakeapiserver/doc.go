@@ -55,8 +55,8 @@
 // (JSON values), internal/patch and internal/strategicpatch (JSON, merge and
 // strategic merge patch), internal/apply (server-side apply),
 // internal/openapi (the real server's schemas), internal/table (Tables),
-// internal/reviewpb (the protobuf of access reviews), internal/builtin
-// (built-in defaulting and validation), internal/metrics (/metrics),
+// internal/builtin (built-in defaulting and validation), internal/metrics
+// (/metrics),
 // internal/satoken (service account tokens), internal/gen (generates the
 // resource table).
 //

@@ -191,7 +191,7 @@ func TestExpiredContinueOffersInconsistentToken(t *testing.T) {
 func TestPartialObjectMetadataList(t *testing.T) {
 	_, c := newTestServer(t, Options{})
 	c.mustCreate(cmPath, `{"metadata":{"name":"a"},"data":{"big":"x"}}`)
-	r := c.get(cmPath, "Accept", "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json")
+	r := c.get(cmPath, "Accept", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json")
 	l := decodeList(t, r)
 	assert.Equal(t, "PartialObjectMetadataList", l.Kind)
 	assert.Equal(t, "meta.k8s.io/v1", l.APIVersion)
@@ -199,9 +199,16 @@ func TestPartialObjectMetadataList(t *testing.T) {
 	assert.NotContains(t, string(l.Items[0]), `"data"`)
 	assert.Contains(t, string(l.Items[0]), `"kind":"PartialObjectMetadata"`)
 
+	// client-go's metadata client asks for protobuf first and gets it.
+	r = c.get(cmPath, "Accept", "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json")
+	pb := decodeProtobuf(t, r)
+	assert.Contains(t, pb, `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":`)
+	assert.NotContains(t, pb, `"data"`)
+
 	r = c.get(cmPath, "Accept", "application/vnd.kubernetes.protobuf")
-	assert.Equal(t, http.StatusNotAcceptable, r.code)
-	r = c.get(cmPath, "Accept", "application/vnd.kubernetes.protobuf, application/json")
+	assert.Equal(t, http.StatusOK, r.code)
+	assert.Equal(t, "application/vnd.kubernetes.protobuf", r.header.Get("Content-Type"))
+	r = c.get(cmPath, "Accept", "application/json, application/vnd.kubernetes.protobuf")
 	assert.Equal(t, http.StatusOK, r.code)
 	assert.Equal(t, "application/json", r.header.Get("Content-Type"))
 }

@@ -1,39 +1,18 @@
 package fakeapiserver
 
 import (
-	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
-	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/reviewpb"
 )
 
-// readVirtualBody reads the body of a create on a create-only resource as
-// JSON. JSON and YAML are read as for any write; for the authorization
-// reviews, protobuf is read too, because kubectl's typed clients send it
-// and give their users no switch (kubectl auth can-i, can-i --list,
-// whoami). A protobuf body of any other kind is the usual 415.
-func (s *Server) readVirtualBody(r *http.Request, res *registry.Resource, version string) ([]byte, error) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == request.MediaProtobuf &&
-		reviewpb.Supports(request.GV(res.Group, version), res.Kind) {
-		data, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
-		if err != nil {
-			return nil, err
-		}
-		out, err := reviewpb.Decode(data)
-		switch {
-		case errors.Is(err, reviewpb.ErrUnsupportedKind):
-			return nil, apistatus.BadRequest(fmt.Sprintf("the protobuf body does not hold a %s: %v", res.Kind, err))
-		case err != nil:
-			return nil, apistatus.BadRequest(fmt.Sprintf("the protobuf body of the %s could not be read: %v", res.Kind, err))
-		}
-		return out, nil
-	}
+// readVirtualBody reads the body of a create on a create-only resource
+// (reviews, evictions, token requests, bindings) as JSON: JSON, YAML and
+// protobuf are read as for any write.
+func (s *Server) readVirtualBody(r *http.Request, res *registry.Resource) ([]byte, error) {
 	mt, err := request.BodyMediaType(r)
 	if err != nil {
 		return nil, err
@@ -42,7 +21,7 @@ func (s *Server) readVirtualBody(r *http.Request, res *registry.Resource, versio
 	if err != nil {
 		return nil, err
 	}
-	return request.ToJSON(data, mt)
+	return request.ToJSON(data, mt, res.Kind, res.Custom)
 }
 
 // rulesReviewStatus is the status of a SelfSubjectRulesReview: everything

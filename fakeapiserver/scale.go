@@ -277,7 +277,7 @@ func selectorOf(sel *jsonv.Value) string {
 
 // scaleUpdate serves PUT of a Scale.
 func (s *Server) scaleUpdate(r *http.Request, info request.Info, res *registry.Resource, sc *scaleSpec) (*storage.Object, error) {
-	_, data, wo, err := s.readWrite(r)
+	_, data, wo, err := s.readWrite(r, "Scale", false)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func (s *Server) handleVirtualCreate(w http.ResponseWriter, r *http.Request, inf
 		request.WriteError(w, r, err)
 		return
 	}
-	data, err := s.readVirtualBody(r, res, info.Version)
+	data, err := s.readVirtualBody(r, res)
 	if err != nil {
 		request.WriteError(w, r, err)
 		return

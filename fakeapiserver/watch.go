@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
+	"github.com/kubecache/kubecache/kubeproto"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -55,6 +57,9 @@ type watchRequest struct {
 	client    string
 	// table renders events as request.FormatTable.
 	table *tableRenderer
+	// protobuf: events go out as length-prefixed protobuf WatchEvents
+	// (binary messages on a websocket).
+	protobuf bool
 }
 
 // watchClient names who opened a watch: the authenticated user, or the
@@ -91,13 +96,16 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 		s.serveWebsocketWatch(w, r, wr)
 		return
 	}
-	sink := newHTTPSink(w)
+	sink := newHTTPSink(w, wr.protobuf)
 	if sink == nil {
 		request.WriteError(w, r, errors.New("streaming is not supported by this connection"))
 		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", request.MediaJSON)
+	if wr.protobuf {
+		h.Set("Content-Type", request.MediaProtobuf+";stream=watch")
+	}
 	h.Set("Cache-Control", "no-cache, private")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
@@ -129,7 +137,8 @@ func (s *Server) parseWatch(r *http.Request, info request.Info, res *registry.Re
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
-	return watchRequest{res: res, version: info.Version, namespace: info.Namespace, opts: opts, format: n.Format, timeout: timeout, table: tr}, nil
+	return watchRequest{res: res, version: info.Version, namespace: info.Namespace, opts: opts, format: n.Format, timeout: timeout, table: tr,
+		protobuf: n.Protobuf && tr == nil && !res.Custom}, nil
 }
 
 // startWatch works out where the watch begins and registers it with the
@@ -151,7 +160,7 @@ func (s *Server) startWatch(ctx context.Context, wr watchRequest, sink eventSink
 	}
 	if initial && rv > 0 {
 		if err := s.waitForRV(ctx, rv); err != nil {
-			s.sendError(sink, apistatus.From(err))
+			s.sendError(sink, apistatus.From(err), wr.protobuf)
 			return storage.Registration{}, false, false
 		}
 	}
@@ -164,7 +173,7 @@ func (s *Server) startWatch(ctx context.Context, wr watchRequest, sink eventSink
 		if wr.res.NoWatchCache {
 			msg = "The resourceVersion for the provided watch is too old."
 		}
-		s.sendError(sink, apistatus.Expired(msg))
+		s.sendError(sink, apistatus.Expired(msg), wr.protobuf)
 		return storage.Registration{}, false, false
 	case errors.Is(err, storage.ErrResourceGone):
 		sink.end()
@@ -277,8 +286,11 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 
 // sendError ends a watch that has started with one ERROR event: the real
 // server's answer to a too-old resourceVersion once the stream began.
-func (s *Server) sendError(sink eventSink, st *meta.Status) {
+func (s *Server) sendError(sink eventSink, st *meta.Status, protobuf bool) {
 	data := request.Marshal(st)
+	if protobuf {
+		data = request.ProtobufOrJSON(data)
+	}
 	if sink.frame(watch.Error, data) == nil {
 		_ = sink.flush()
 	}
@@ -338,6 +350,11 @@ func (st *watchStream) write(typ watch.EventType, data []byte) error {
 		st.pending = true
 	}
 	st.batch++
+	if st.wr.protobuf && !bytes.HasPrefix(data, kubeproto.Magic) {
+		// Initial events and bookmarks are encoded here; changes come
+		// encoded once per encoding (storage.Change.Encoded).
+		data = request.ProtobufOrJSON(data)
+	}
 	return st.sink.frame(typ, data)
 }
 
@@ -400,7 +417,7 @@ func (st *watchStream) send(c *storage.Change) error {
 	}
 	o := st.wr.opts
 	ns := st.wr.namespace
-	key, prev := request.EventEncoding{Format: st.wr.format, APIVersion: st.apiVersion()}, false
+	key, prev := request.EventEncoding{Format: st.wr.format, APIVersion: st.apiVersion(), Protobuf: st.wr.protobuf}, false
 	var typ watch.EventType
 	switch c.Typ {
 	case watch.Added:
@@ -503,21 +520,30 @@ func (st *watchStream) stopped() {
 	}
 }
 
-// httpSink writes watch frames to a chunked HTTP response.
+// httpSink writes watch frames to a chunked HTTP response: JSON lines, or
+// length-prefixed protobuf WatchEvents.
 type httpSink struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
-	bw *bufio.Writer
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	bw       *bufio.Writer
+	protobuf bool
+	// scratch is reused for protobuf frames.
+	scratch []byte
 }
 
-func newHTTPSink(w http.ResponseWriter) *httpSink {
+func newHTTPSink(w http.ResponseWriter, protobuf bool) *httpSink {
 	if _, ok := w.(http.Flusher); !ok {
 		return nil
 	}
-	return &httpSink{w: w, rc: http.NewResponseController(w), bw: bufio.NewWriterSize(w, 32<<10)}
+	return &httpSink{w: w, rc: http.NewResponseController(w), bw: bufio.NewWriterSize(w, 32<<10), protobuf: protobuf}
 }
 
 func (h *httpSink) frame(typ watch.EventType, object []byte) error {
+	if h.protobuf {
+		h.scratch = kubeproto.AppendWatchFrame(h.scratch[:0], string(typ), object)
+		_, err := h.bw.Write(h.scratch)
+		return err
+	}
 	h.bw.WriteString(`{"type":"`)
 	h.bw.WriteString(string(typ))
 	h.bw.WriteString(`","object":`)

@@ -11,6 +11,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
+	"github.com/kubecache/kubecache/kubeproto"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -61,7 +62,7 @@ func (s *Server) serveWebsocketWatch(w http.ResponseWriter, r *http.Request, wr 
 	if err != nil {
 		return // the upgrader has answered
 	}
-	sink := &wsSink{conn: conn, readerDone: make(chan struct{})}
+	sink := &wsSink{conn: conn, readerDone: make(chan struct{}), protobuf: wr.protobuf}
 	// Client messages are read and discarded; the reader also notices the
 	// client closing. It ends when the connection closes.
 	go func() {
@@ -76,18 +77,23 @@ func (s *Server) serveWebsocketWatch(w http.ResponseWriter, r *http.Request, wr 
 	s.runWatch(r.Context(), wr, sink)
 }
 
-// wsSink writes one text message per event.
+// wsSink writes one message per event: a text message holding the JSON
+// line, or (protobuf) a binary message holding the WatchEvent.
 type wsSink struct {
 	// mu serializes writes with abort and close.
 	mu         sync.Mutex
 	conn       *websocket.Conn
 	readerDone chan struct{}
 	closed     bool
+	protobuf   bool
 }
 
 func (ws *wsSink) frame(typ watch.EventType, object []byte) error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
+	if ws.protobuf {
+		return ws.conn.WriteMessage(websocket.BinaryMessage, kubeproto.AppendWatchFrame(nil, string(typ), object)[4:])
+	}
 	msg := make([]byte, 0, len(object)+32)
 	msg = append(msg, `{"type":"`...)
 	msg = append(msg, typ...)

@@ -74,12 +74,13 @@ func TestDecodeErrors(t *testing.T) {
 		want string
 	}{
 		{"no magic", []byte("{}"), "does not appear to be a protobuf message"},
-		{"empty", nil, "does not appear to be a protobuf message"},
+		{"empty", nil, "empty data"},
 		{"unknown kind", AppendEnvelope(nil, "example.com/v1", "Widget", nil), "no protobuf message for this kind"},
-		{"length past the end", append(append([]byte{}, Magic...), 0x12, 0x7f, 1, 2), "past the end"},
-		{"truncated varint", append(append([]byte{}, Magic...), 0x0a, 0x80), "unexpected end of data"},
+		{"length past the end", append(append([]byte{}, Magic...), 0x12, 0x7f, 1, 2), "unexpected EOF"},
+		{"truncated varint", append(append([]byte{}, Magic...), 0x0a, 0x80), "unexpected EOF"},
+		{"illegal wire type", append(append([]byte{}, Magic...), "garbage"...), "proto: illegal wireType 7"},
 		{"wrong wire type", AppendEnvelope(nil, "v1", "ConfigMap", []byte{0x0a >> 3 << 3, 1}), "wrong wireType = 0 for field metadata"},
-		{"field zero", AppendEnvelope(nil, "v1", "ConfigMap", []byte{0x00, 1}), "illegal field number 0"},
+		{"field zero", AppendEnvelope(nil, "v1", "ConfigMap", []byte{0x00, 1}), "proto: illegal tag 0 (wire type 0)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode(tc.in)

@@ -85,7 +85,7 @@ func scan(m *message, data []byte) ([]record, error) {
 	for i := 0; i < len(data); {
 		wf, next, err := readField(data, i)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", shortName(m.name), err)
+			return nil, err
 		}
 		i = next
 		f := m.fieldByNum(wf.num)

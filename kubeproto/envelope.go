@@ -134,6 +134,9 @@ type Envelope struct {
 
 // ParseEnvelope reads Magic and the runtime.Unknown of a protobuf body.
 func ParseEnvelope(body []byte) (Envelope, error) {
+	if len(body) == 0 {
+		return Envelope{}, errors.New("empty data")
+	}
 	if !bytes.HasPrefix(body, Magic) {
 		return Envelope{}, errors.New("provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]")
 	}
@@ -142,7 +145,7 @@ func ParseEnvelope(body []byte) (Envelope, error) {
 	for i := 0; i < len(data); {
 		wf, next, err := readField(data, i)
 		if err != nil {
-			return Envelope{}, fmt.Errorf("Unknown: %w", err)
+			return Envelope{}, err
 		}
 		i = next
 		if wf.num > 4 {

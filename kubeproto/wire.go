@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // Wire types of the protobuf encoding.
@@ -14,8 +15,9 @@ const (
 	wireFixed32 = 5
 )
 
-// errTruncated is wrapped when a value runs past the end of its message.
-var errTruncated = errors.New("unexpected end of data")
+// errTruncated is wrapped when a value runs past the end of its message
+// (the generated decoders' io.ErrUnexpectedEOF).
+var errTruncated = io.ErrUnexpectedEOF
 
 // appendVarint appends v as a base-128 varint.
 func appendVarint(b []byte, v uint64) []byte {
@@ -85,7 +87,7 @@ func readVarint(b []byte, i int) (uint64, int, error) {
 	var v uint64
 	for shift := uint(0); ; shift += 7 {
 		if shift >= 64 {
-			return 0, 0, errors.New("varint overflows 64 bits")
+			return 0, 0, errors.New("proto: integer overflow")
 		}
 		if i >= len(b) {
 			return 0, 0, errTruncated
@@ -116,8 +118,11 @@ func readField(b []byte, i int) (wireField, int, error) {
 		return wireField{}, 0, err
 	}
 	f := wireField{num: key >> 3, wire: int(key & 7)}
+	if f.wire == 6 || f.wire == 7 {
+		return wireField{}, 0, fmt.Errorf("proto: illegal wireType %d", f.wire)
+	}
 	if f.num == 0 || f.num > 1<<29-1 {
-		return wireField{}, 0, fmt.Errorf("illegal field number %d", f.num)
+		return wireField{}, 0, fmt.Errorf("proto: illegal tag %d (wire type %d)", f.num, f.wire)
 	}
 	switch f.wire {
 	case wireVarint:
@@ -142,7 +147,7 @@ func readField(b []byte, i int) (wireField, int, error) {
 			return wireField{}, 0, err
 		}
 		if n > uint64(len(b)-i) {
-			return wireField{}, 0, fmt.Errorf("length %d past the end of the data: %w", n, errTruncated)
+			return wireField{}, 0, errTruncated
 		}
 		f.data = b[i : i+int(n)]
 		return f, i + int(n), nil

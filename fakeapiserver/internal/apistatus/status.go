@@ -81,9 +81,15 @@ func UnsupportedMediaType(msg string) *meta.Status {
 	return New(415, meta.ReasonUnsupportedMediaType, msg)
 }
 
-// NotAcceptable is the 406 for an Accept header the server cannot answer.
-func NotAcceptable() *meta.Status {
-	return New(406, meta.ReasonNotAcceptable, "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf")
+// NotAcceptable is the 406 for an Accept header the server cannot
+// answer, in the real server's words; lists and watches (streams) also
+// name the watch media types.
+func NotAcceptable(stream bool) *meta.Status {
+	msg := "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+	if stream {
+		msg += ", application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
+	}
+	return New(406, meta.ReasonNotAcceptable, msg)
 }
 
 // TooLarge is the 413 for a request body over limit bytes.

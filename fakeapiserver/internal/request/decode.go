@@ -47,8 +47,13 @@ func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// ToJSON converts a YAML body to JSON; JSON passes through.
-func ToJSON(data []byte, mediaType string) ([]byte, error) {
+// ToJSON converts a body to JSON: YAML converted, protobuf decoded (see
+// ProtobufToJSON: kind is the kind the handler reads, custom whether the
+// resource is a custom one), JSON passed through.
+func ToJSON(data []byte, mediaType, kind string, custom bool) ([]byte, error) {
+	if mediaType == MediaProtobuf {
+		return ProtobufToJSON(data, kind, custom)
+	}
 	if mediaType != MediaYAML {
 		return data, nil
 	}

@@ -1,9 +1,11 @@
 package request
 
 import (
+	"cmp"
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,11 +15,14 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 )
 
-// Content negotiation: the server speaks JSON (and YAML for single
-// responses). A client that asks for protobuf first and JSON second gets
-// JSON; metadata-only (PartialObjectMetadata) is honoured; reads honour
-// Table requests (writes skip them: a Table request that also accepts
-// plain JSON gets plain JSON); anything else is 406.
+// Content negotiation, as the real server does it: the Accept entries in
+// order of q-value (then the more specific first), the first one the
+// server can write wins. JSON, protobuf (built-in kinds; a custom
+// resource falls back to JSON, see WriteBody) and YAML for single
+// responses; metadata-only (PartialObjectMetadata) in JSON or protobuf;
+// reads honour Table requests, in JSON only (writes skip them: a Table
+// request that also accepts plain JSON gets plain JSON); anything else is
+// 406.
 
 // Format is what a response body holds.
 type Format uint8
@@ -49,6 +54,9 @@ type Negotiation struct {
 	TableAPIVersion string
 	// Include is the includeObject parameter, with FormatTable.
 	Include tbl.IncludeObject
+	// Protobuf: the body goes out in the Kubernetes protobuf encoding
+	// (FormatJSON and FormatPartial) when its kind has a message.
+	Protobuf bool
 }
 
 // The media types the server reads and writes.
@@ -73,23 +81,20 @@ func NegotiateRead(r *http.Request, stream bool) (Negotiation, error) {
 }
 
 func negotiateAccept(r *http.Request, stream, tables bool) (Negotiation, error) {
+	list := r.Method == http.MethodGet && !stream && listRequest(r)
 	n := Negotiation{Pretty: IsPretty(r) && !stream}
 	accept := strings.TrimSpace(r.Header.Get("Accept"))
 	if accept == "" {
 		return n, nil
 	}
-	for _, part := range strings.Split(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		if q, ok := params["q"]; ok {
-			if f, err := strconv.ParseFloat(q, 64); err == nil && f == 0 {
-				continue
-			}
-		}
+	for _, e := range parseAccept(accept) {
+		mt, params := e.mediaType, e.params
 		switch mt {
 		case MediaJSON, "*/*", "application/*":
+		case MediaProtobuf:
+			if params["as"] == "Table" {
+				continue
+			}
 		case MediaYAML:
 			if stream {
 				continue
@@ -97,6 +102,8 @@ func negotiateAccept(r *http.Request, stream, tables bool) (Negotiation, error) 
 		default:
 			continue
 		}
+		n.Protobuf = mt == MediaProtobuf
+		n.Pretty = n.Pretty && !n.Protobuf
 		switch as := params["as"]; as {
 		case "":
 			if mt == MediaYAML {
@@ -131,7 +138,67 @@ func negotiateAccept(r *http.Request, stream, tables bool) (Negotiation, error) 
 			continue
 		}
 	}
-	return n, apistatus.NotAcceptable()
+	return Negotiation{Pretty: n.Pretty}, apistatus.NotAcceptable(stream || list)
+}
+
+// listRequest reports whether a GET names a collection (its 406 names
+// the watch media types too): a path that ends at a resource, not an
+// object.
+func listRequest(r *http.Request) bool {
+	info, ok := ParsePath(r)
+	return ok && info.Name == "" && info.Resource != ""
+}
+
+// acceptEntry is one media range of an Accept header.
+type acceptEntry struct {
+	mediaType string
+	params    map[string]string
+	q         float64
+}
+
+// parseAccept splits an Accept header into its media ranges, drops those
+// with q=0 and unparsable ones, and orders them as the real server's
+// negotiation does: higher q first, then concrete types before wildcards,
+// then more parameters first, otherwise in the client's order.
+func parseAccept(accept string) []acceptEntry {
+	var out []acceptEntry
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		e := acceptEntry{mediaType: mt, params: params, q: 1}
+		if q, ok := params["q"]; ok {
+			f, err := strconv.ParseFloat(q, 64)
+			if err != nil || f <= 0 {
+				continue
+			}
+			e.q = f
+			delete(params, "q")
+		}
+		out = append(out, e)
+	}
+	wild := func(e acceptEntry) int {
+		typ, sub, _ := strings.Cut(e.mediaType, "/")
+		n := 0
+		if typ == "*" {
+			n += 2
+		}
+		if sub == "*" {
+			n++
+		}
+		return n
+	}
+	slices.SortStableFunc(out, func(a, b acceptEntry) int {
+		switch {
+		case a.q != b.q:
+			return cmp.Compare(b.q, a.q)
+		case wild(a) != wild(b):
+			return cmp.Compare(wild(a), wild(b))
+		}
+		return cmp.Compare(len(b.params), len(a.params))
+	})
+	return out
 }
 
 // IsPretty reports whether the response should be indented: ?pretty=true,
@@ -148,7 +215,7 @@ func IsPretty(r *http.Request) bool {
 }
 
 // BodyMediaType classifies a request body's Content-Type for create and
-// update: JSON and YAML are read; protobuf and anything else are 415.
+// update: JSON, YAML and protobuf are read; anything else is 415.
 func BodyMediaType(r *http.Request) (string, error) {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
@@ -159,12 +226,10 @@ func BodyMediaType(r *http.Request) (string, error) {
 		return "", apistatus.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
 	}
 	switch mt {
-	case MediaJSON, MediaYAML:
+	case MediaJSON, MediaYAML, MediaProtobuf:
 		return mt, nil
-	case MediaProtobuf:
-		return "", apistatus.UnsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (this server does not read protobuf: set ContentType: "application/json" in your client configuration, e.g. client-go's rest.Config)`)
 	default:
-		return "", apistatus.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
+		return "", apistatus.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf")
 	}
 }
 

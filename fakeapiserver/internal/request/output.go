@@ -10,19 +10,35 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
+	"github.com/kubecache/kubecache/kubeproto"
 	"github.com/kubecache/kubecache/meta"
 )
 
-// EventEncoding is a watch event's object encoding: a format and the
-// apiVersion the watch asked for.
+// EventEncoding is a watch event's object encoding: a format, the
+// apiVersion the watch asked for, and whether in protobuf.
 type EventEncoding struct {
 	Format     Format
 	APIVersion string
+	Protobuf   bool
 }
 
-// Encode encodes o as a watch event's object.
+// Encode encodes o as a watch event's object: JSON, or its protobuf body
+// (Magic and envelope) when the encoding asks for protobuf.
 func (e EventEncoding) Encode(o *storage.Object) []byte {
-	return EncodeObject(o, e.Format, e.APIVersion)
+	data := EncodeObject(o, e.Format, e.APIVersion)
+	if e.Protobuf {
+		return ProtobufOrJSON(data)
+	}
+	return data
+}
+
+// ProtobufOrJSON converts a JSON object to its protobuf body, or returns
+// it unchanged when its kind has no protobuf message (a custom resource).
+func ProtobufOrJSON(data []byte) []byte {
+	if pb, err := kubeproto.Encode(data); err == nil {
+		return pb
+	}
+	return data
 }
 
 // EncodeObject encodes one stored object in a format; apiVersion selects
@@ -35,8 +51,20 @@ func EncodeObject(o *storage.Object, format Format, apiVersion string) []byte {
 }
 
 // WriteBody sends a compact JSON document as the negotiated format, with
-// the trailing newline the real server's encoder writes.
+// the trailing newline the real server's encoder writes; in protobuf when
+// negotiated and the document's kind has a message (otherwise in JSON, as
+// the real server answers for custom resources).
 func WriteBody(w http.ResponseWriter, n Negotiation, code int, body []byte) {
+	if n.Protobuf && (n.Format == FormatJSON || n.Format == FormatPartial) {
+		if pb, err := kubeproto.Encode(body); err == nil {
+			h := w.Header()
+			setContentHeaders(h, MediaProtobuf)
+			h.Set("Content-Length", strconv.Itoa(len(pb)))
+			w.WriteHeader(code)
+			_, _ = w.Write(pb)
+			return
+		}
+	}
 	ct := MediaJSON
 	switch {
 	case n.Format == FormatYAML:
@@ -94,7 +122,8 @@ func WriteStatus(w http.ResponseWriter, r *http.Request, st *meta.Status) {
 	if code == 0 {
 		code = http.StatusInternalServerError
 	}
-	WriteBody(w, Negotiation{Pretty: IsPretty(r)}, code, body)
+	n, _ := Negotiate(r, false)
+	WriteBody(w, Negotiation{Pretty: IsPretty(r), Protobuf: n.Protobuf}, code, body)
 }
 
 // WriteError sends err as a Status.
