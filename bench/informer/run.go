@@ -131,48 +131,92 @@ func measure[T meta.Object](ctx context.Context, c config, res *result) error {
 	if err != nil {
 		return err
 	}
+	probe := newRelistProbe(res)
+	rl := newRelister(lw, info.FinalRV, probe.listed)
+	cnt := newCounter(int64(info.Events))
+	inf, reg, err := newCountingInformer[T](rl, c, probe, cnt)
+	if err != nil {
+		return err
+	}
 
-	// The relist hook measures the live heap at the end of the relist's
-	// LIST; replaced reports the relist's figures from the reflector's
-	// trace.
-	var (
-		relistMu      sync.Mutex
-		relistHeap    uint64
-		relistDone    = make(chan struct{})
-		relistOnce    sync.Once
-		relistStarted time.Time
-		relisting     bool
-	)
-	rl := newRelister(lw, info.FinalRV, func() {
-		h := liveHeap()
-		relistMu.Lock()
-		relistHeap = h
-		relistMu.Unlock()
-	})
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	var m marks
+	m.heap0 = liveHeap()
+	res.HeapBaseMB = float64(m.heap0) / (1 << 20)
+	m.cpu0, _ = rusage()
+	stopProfile, err := startCPUProfile(c.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	m.start = time.Now()
+	cnt.start = m.start
+	runCtx, stopInformer := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = inf.Run(runCtx) })
+	defer func() {
+		stopInformer()
+		wg.Wait()
+	}()
+
+	if err := m.awaitSync(ctx, c.timeout, inf, reg); err != nil {
+		return err
+	}
+	if err := m.measureSyncHeap(c, cnt, info.Pods, res); err != nil {
+		return err
+	}
+	select {
+	case <-cnt.done:
+	case <-ctx.Done():
+		res.Counts = cnt.counts()
+		return fmt.Errorf("only %d of %d watch events delivered within %v", cnt.posted(), info.Events, c.timeout)
+	}
+	m.cpuEnd, _ = rusage()
+	m.last = cnt.lastAt()
+	stopProfile()
+
+	m.heapEnd = liveHeap()
+	m.live = inf.Indexer().Len()
+	m.wall = time.Since(m.start)
+	_, m.maxRSS = rusage()
+	res.Counts = cnt.counts()
+
+	if c.relist {
+		if err := probe.run(ctx, rl, c.timeout, m.heap0, m.heapEnd); err != nil {
+			return err
+		}
+	}
+	runtime.KeepAlive(inf)
+
+	if stats1, err := fetchStats(c.server); err == nil {
+		res.Server = statsDelta(stats0, stats1)
+	}
+	m.fill(res, info, cnt)
+
+	want := counts{Initial: int64(info.Pods), Adds: int64(info.Added), Updates: int64(info.Modified), Deletes: int64(info.Deleted)}
+	res.OK = res.Counts == want && m.live == info.LiveAfter
+	if !res.OK {
+		return fmt.Errorf("mismatch: counts %+v want %+v, live %d want %d", res.Counts, want, m.live, info.LiveAfter)
+	}
+	return nil
+}
+
+// newCountingInformer returns the informer of T over rl, configured by c,
+// with the relist probe on its reflector's trace and cnt counting every
+// notification of its one handler.
+func newCountingInformer[T meta.Object](rl *relister[T], c config, probe *relistProbe, cnt *counter) (*informer.Informer[T], *informer.Registration[T], error) {
 	opts := informer.Options[T]{Name: "pods"}
 	opts.Reflector.DisableStreamingList = !c.watchList
-	opts.Reflector.Trace = func(ev reflector.TraceEvent) {
-		r, ok := ev.(reflector.Replaced)
-		if !ok {
-			return
-		}
-		relistMu.Lock()
-		defer relistMu.Unlock()
-		if !relisting {
-			return
-		}
-		res.RelistMS = ms(time.Since(relistStarted))
-		res.RelistObjects, res.RelistReused = r.Objects, r.Reused
-		relistOnce.Do(func() { close(relistDone) })
-	}
+	opts.Reflector.Trace = probe.trace
 	if c.strip {
 		opts.Transform = informer.DropManagedFields[T]()
 	}
 	inf, err := informer.New[T](rl, opts)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	cnt := newCounter(int64(info.Events))
 	reg, err := inf.AddEventHandler(informer.HandlerFuncs[T]{
 		AddFunc: func(_ T, initial bool) {
 			if initial {
@@ -185,131 +229,184 @@ func measure[T meta.Object](ctx context.Context, c config, res *result) error {
 		DeleteFunc: func(_ T, _ bool) { cnt.onDelete() },
 	}, informer.HandlerOptions{Name: "counter"})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
+	return inf, reg, nil
+}
 
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-
-	heap0 := liveHeap()
-	res.HeapBaseMB = float64(heap0) / (1 << 20)
-	cpu0, _ := rusage()
-	if c.cpuProfile != "" {
-		f, err := os.Create(c.cpuProfile)
-		if err != nil {
-			return fmt.Errorf("cpuprofile: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+// startCPUProfile starts a CPU profile into path, if one is asked for, and
+// returns the function that stops it (safe to call more than once).
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
 	}
-	start := time.Now()
-	cnt.start = start
-	runCtx, stopInformer := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = inf.Run(runCtx) })
-	defer func() {
-		stopInformer()
-		wg.Wait()
-	}()
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		})
+	}, nil
+}
 
+// marks are the instants, CPU times and heap sizes measure takes along the
+// run.
+type marks struct {
+	heap0, heapEnd      uint64
+	cpu0, cpuSync       cpuTime
+	cpuWatch0, cpuEnd   cpuTime
+	gcCPU               cpuTime
+	start               time.Time
+	tSync, tHandlerSync time.Duration
+	last, wall          time.Duration
+	live                int
+	maxRSS              int64
+}
+
+// awaitSync waits for the informer and then its handler to sync, and
+// marks when each did.
+func (m *marks) awaitSync(ctx context.Context, timeout time.Duration, inf syncer, reg handlerSyncer) error {
 	select {
 	case <-inf.Synced():
 	case <-ctx.Done():
-		return fmt.Errorf("informer did not sync within %v: %w", c.timeout, errors.Join(ctx.Err(), inf.SyncError()))
+		return fmt.Errorf("informer did not sync within %v: %w", timeout, errors.Join(ctx.Err(), inf.SyncError()))
 	}
-	tSync := time.Since(start)
+	m.tSync = time.Since(m.start)
 	select {
 	case <-reg.Synced():
 	case <-ctx.Done():
-		return fmt.Errorf("handler did not sync within %v: %w", c.timeout, ctx.Err())
+		return fmt.Errorf("handler did not sync within %v: %w", timeout, ctx.Err())
 	}
-	tHandlerSync := time.Since(start)
-	cpuSync, _ := rusage()
+	m.tHandlerSync = time.Since(m.start)
+	m.cpuSync, _ = rusage()
+	return nil
+}
 
-	var gcCPU cpuTime
+// syncer and handlerSyncer are what awaitSync needs of an informer and of
+// a handler's registration.
+type (
+	syncer interface {
+		Synced() <-chan struct{}
+		SyncError() error
+	}
+	handlerSyncer interface{ Synced() <-chan struct{} }
+)
+
+// measureSyncHeap measures the live heap right after the sync (with
+// -sync-heap), writes the heap profile if asked, and sets the CPU the
+// measurement's garbage collections took aside so the watch phase is not
+// charged for it.
+func (m *marks) measureSyncHeap(c config, cnt *counter, pods int, res *result) error {
 	res.SyncHeapClean = true
 	if c.syncHeap {
 		before := cnt.posted()
 		heapSync := liveHeap()
 		res.SyncHeapClean = cnt.posted() == before && before == 0
-		res.HeapSyncBytesPerObj = (float64(heapSync) - float64(heap0)) / float64(max(info.Pods, 1))
+		res.HeapSyncBytesPerObj = (float64(heapSync) - float64(m.heap0)) / float64(max(pods, 1))
 		if c.memProfile != "" {
 			if err := writeHeapProfile(c.memProfile); err != nil {
 				return err
 			}
 		}
 		after, _ := rusage()
-		gcCPU = after.sub(cpuSync)
+		m.gcCPU = after.sub(m.cpuSync)
 	}
-	cpuWatch0 := cpuSync.add(gcCPU)
+	m.cpuWatch0 = m.cpuSync.add(m.gcCPU)
+	return nil
+}
 
-	select {
-	case <-cnt.done:
-	case <-ctx.Done():
-		res.Counts = cnt.counts()
-		return fmt.Errorf("only %d of %d watch events delivered within %v", cnt.posted(), info.Events, c.timeout)
-	}
-	cpuEnd, _ := rusage()
-	last := cnt.lastAt()
-	if c.cpuProfile != "" {
-		pprof.StopCPUProfile()
-	}
-
-	heapEnd := liveHeap()
-	live := inf.Indexer().Len()
-	wall := time.Since(start)
-	_, maxRSS := rusage()
-	res.Counts = cnt.counts()
-
-	if c.relist {
-		relistMu.Lock()
-		relisting, relistStarted = true, time.Now()
-		relistMu.Unlock()
-		rl.expire()
-		select {
-		case <-relistDone:
-		case <-ctx.Done():
-			return fmt.Errorf("relist did not complete within %v", c.timeout)
-		}
-		relistMu.Lock()
-		if heapEnd > heap0 && relistHeap > heap0 {
-			res.RelistPeakHeapRatio = float64(relistHeap-heap0) / float64(heapEnd-heap0)
-		}
-		relistMu.Unlock()
-	}
-	runtime.KeepAlive(inf)
-
-	if stats1, err := fetchStats(c.server); err == nil {
-		res.Server = statsDelta(stats0, stats1)
-	}
-
-	res.SyncMS = ms(tSync)
-	res.HandlerSyncMS = ms(tHandlerSync)
+// fill writes the run's figures into res.
+func (m *marks) fill(res *result, info replayInfo, cnt *counter) {
+	res.SyncMS = ms(m.tSync)
+	res.HandlerSyncMS = ms(m.tHandlerSync)
 	if info.Events > 0 {
-		res.EventsMS = ms(last - cnt.firstAt())
+		res.EventsMS = ms(m.last - cnt.firstAt())
 		if res.EventsMS > 0 {
 			res.EventsPerSec = float64(info.Events) / (res.EventsMS / 1000)
 		}
-		res.SyncToLastEventMS = ms(last - tHandlerSync)
+		res.SyncToLastEventMS = ms(m.last - m.tHandlerSync)
 	}
-	res.LiveObjects = live
-	res.HeapEndBytesPerObj = (float64(heapEnd) - float64(heap0)) / float64(max(live, 1))
-	total := cpuEnd.sub(cpu0).sub(gcCPU)
+	res.LiveObjects = m.live
+	res.HeapEndBytesPerObj = (float64(m.heapEnd) - float64(m.heap0)) / float64(max(m.live, 1))
+	total := m.cpuEnd.sub(m.cpu0).sub(m.gcCPU)
 	res.CPUUserMS, res.CPUSysMS, res.CPUTotalMS = ms(total.user), ms(total.sys), ms(total.total())
-	res.CPUSyncMS = ms(cpuSync.sub(cpu0).total())
-	res.CPUWatchMS = ms(cpuEnd.sub(cpuWatch0).total())
+	res.CPUSyncMS = ms(m.cpuSync.sub(m.cpu0).total())
+	res.CPUWatchMS = ms(m.cpuEnd.sub(m.cpuWatch0).total())
 	res.CPUSyncUSPerObj = res.CPUSyncMS * 1000 / float64(max(info.Pods, 1))
 	res.CPUWatchUSPerEvt = res.CPUWatchMS * 1000 / float64(max(info.Events, 1))
-	res.RSSPeakMB = float64(maxRSS) / (1 << 20)
-	res.WallMS = ms(wall)
+	res.RSSPeakMB = float64(m.maxRSS) / (1 << 20)
+	res.WallMS = ms(m.wall)
+}
 
-	want := counts{Initial: int64(info.Pods), Adds: int64(info.Added), Updates: int64(info.Modified), Deletes: int64(info.Deleted)}
-	res.OK = res.Counts == want && live == info.LiveAfter
-	if !res.OK {
-		return fmt.Errorf("mismatch: counts %+v want %+v, live %d want %d", res.Counts, want, live, info.LiveAfter)
+// relistProbe measures the relist that measure forces at the end of a run
+// with -relist: the live heap at the end of its LIST (listed, called by
+// the relister) and, from the reflector's trace, how long it took and how
+// many objects it reused.
+type relistProbe struct {
+	res  *result
+	done chan struct{}
+	once sync.Once
+
+	// mu guards the fields below and the relist figures of res.
+	mu        sync.Mutex
+	heap      uint64
+	started   time.Time
+	relisting bool
+}
+
+func newRelistProbe(res *result) *relistProbe {
+	return &relistProbe{res: res, done: make(chan struct{})}
+}
+
+// listed records the live heap at the end of the relist's LIST.
+func (p *relistProbe) listed() {
+	h := liveHeap()
+	p.mu.Lock()
+	p.heap = h
+	p.mu.Unlock()
+}
+
+// trace is the reflector's Trace: the Replaced of the forced relist ends
+// it.
+func (p *relistProbe) trace(ev reflector.TraceEvent) {
+	r, ok := ev.(reflector.Replaced)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.relisting {
+		return
+	}
+	p.res.RelistMS = ms(time.Since(p.started))
+	p.res.RelistObjects, p.res.RelistReused = r.Objects, r.Reused
+	p.once.Do(func() { close(p.done) })
+}
+
+// run forces the relist, waits for it, and reports its peak heap as a
+// ratio of the steady state's (heapEnd, both above heap0).
+func (p *relistProbe) run(ctx context.Context, rl interface{ expire() }, timeout time.Duration, heap0, heapEnd uint64) error {
+	p.mu.Lock()
+	p.relisting, p.started = true, time.Now()
+	p.mu.Unlock()
+	rl.expire()
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return fmt.Errorf("relist did not complete within %v", timeout)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if heapEnd > heap0 && p.heap > heap0 {
+		p.res.RelistPeakHeapRatio = float64(p.heap-heap0) / float64(heapEnd-heap0)
 	}
 	return nil
 }
