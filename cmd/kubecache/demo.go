@@ -39,41 +39,70 @@ Runs until Ctrl-C, or for --duration.`
 // demoNamespace is where the workload writes.
 const demoNamespace = "demo"
 
-// demo is "kubecache demo".
-func (a *app) demo(ctx context.Context, args []string) error {
+// demoOptions are demo's flags.
+type demoOptions struct {
+	duration, faultsEvery time.Duration
+	rate                  float64
+	objects, chunk        int64
+	streaming, web        bool
+	seed                  int64
+	wf                    webFlags
+}
+
+// parseDemo reads and checks demo's command line.
+func (a *app) parseDemo(args []string) (demoOptions, error) {
 	fs := newFlagSet("demo", "kubecache demo [flags]", demoAbout)
-	var (
-		duration, faultsEvery time.Duration
-		rate                  float64
-		objects, chunk        int64
-		streaming, web        bool
-		seed                  int64
-		wf                    webFlags
-	)
-	fs.durationVar(&duration, "duration", 0, "stop after this long (0: run until Ctrl-C)")
-	fs.durationVar(&faultsEvery, "faults-every", 6*time.Second, "time between injected faults, counted from the recovery of the last (0: no faults)")
-	fs.Float64Var(&rate, "rate", 2, "workload writes per second (0: no writes)")
-	fs.int64Var(&objects, "objects", 25, "ConfigMaps created before the informer starts")
-	fs.int64Var(&chunk, "chunk-size", 10, "objects per page of the reflector's lists")
-	fs.boolVar(&streaming, "streaming-list", "", false, "list with a streaming list (WATCH with sendInitialEvents) instead of pages")
-	fs.int64Var(&seed, "seed", 1, "seed of the workload's choices")
-	fs.boolVar(&web, "web", "", false, "also serve a live web view of the machinery, with fault buttons (see --web-addr)")
-	fs.stringVar(&wf.addr, "web-addr", "", "127.0.0.1:0", "the web view's address (127.0.0.1:0 picks a port)")
-	wf.registerToken(fs)
+	var o demoOptions
+	fs.durationVar(&o.duration, "duration", 0, "stop after this long (0: run until Ctrl-C)")
+	fs.durationVar(&o.faultsEvery, "faults-every", 6*time.Second, "time between injected faults, counted from the recovery of the last (0: no faults)")
+	fs.Float64Var(&o.rate, "rate", 2, "workload writes per second (0: no writes)")
+	fs.int64Var(&o.objects, "objects", 25, "ConfigMaps created before the informer starts")
+	fs.int64Var(&o.chunk, "chunk-size", 10, "objects per page of the reflector's lists")
+	fs.boolVar(&o.streaming, "streaming-list", "", false, "list with a streaming list (WATCH with sendInitialEvents) instead of pages")
+	fs.int64Var(&o.seed, "seed", 1, "seed of the workload's choices")
+	fs.boolVar(&o.web, "web", "", false, "also serve a live web view of the machinery, with fault buttons (see --web-addr)")
+	fs.stringVar(&o.wf.addr, "web-addr", "", "127.0.0.1:0", "the web view's address (127.0.0.1:0 picks a port)")
+	o.wf.registerToken(fs)
 	if _, err := a.parse(fs, args, 0, 0); err != nil {
-		return err
+		return o, err
 	}
 	switch {
-	case duration < 0, faultsEvery < 0, rate < 0, objects < 0, chunk < 0:
-		return &usageError{cmd: "demo", msg: "--duration, --faults-every, --rate, --objects and --chunk-size must not be negative"}
-	case rate > 1000:
-		return &usageError{cmd: "demo", msg: fmt.Sprintf("--rate %v is more than 1000 writes per second", rate)}
-	case objects > 100000:
-		return &usageError{cmd: "demo", msg: fmt.Sprintf("--objects %d is more than 100000", objects)}
+	case o.duration < 0, o.faultsEvery < 0, o.rate < 0, o.objects < 0, o.chunk < 0:
+		return o, &usageError{cmd: "demo", msg: "--duration, --faults-every, --rate, --objects and --chunk-size must not be negative"}
+	case o.rate > 1000:
+		return o, &usageError{cmd: "demo", msg: fmt.Sprintf("--rate %v is more than 1000 writes per second", o.rate)}
+	case o.objects > 100000:
+		return o, &usageError{cmd: "demo", msg: fmt.Sprintf("--objects %d is more than 100000", o.objects)}
 	}
-	if duration > 0 {
+	return o, nil
+}
+
+// introduce prints what the demo is about to run.
+func (o demoOptions) introduce(con *console, serverURL string, backoff reflector.Backoff, page *webServer) {
+	con.outf("kubecache demo — no cluster needed.")
+	con.outf("  server     a fake API server at %s, in this process", serverURL)
+	con.outf("  workload   %v writes/s to ConfigMaps in namespace %q (%d to start with)", o.rate, demoNamespace, o.objects)
+	con.outf("  reflector  lists them (%d a page), then watches; backoff %v doubling to %v", o.chunk, backoff.Initial, backoff.Max)
+	con.outf("  handler    the informer's event handler, printing each change it receives")
+	if o.faultsEvery > 0 {
+		con.outf("  fault      every %v: a cut watch (reconnect after a backoff), then a compaction (410, relist)", o.faultsEvery)
+	}
+	if page != nil {
+		con.outf("  web        open %s to see it move, and break it with the buttons", page.url())
+	}
+	con.outf("Ctrl-C to stop.")
+	con.outf("")
+}
+
+// demo is "kubecache demo".
+func (a *app) demo(ctx context.Context, args []string) error {
+	o, err := a.parseDemo(args)
+	if err != nil {
+		return err
+	}
+	if o.duration > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, duration)
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
 
@@ -81,7 +110,7 @@ func (a *app) demo(ctx context.Context, args []string) error {
 	s := fakeapiserver.New(fakeapiserver.Options{
 		BookmarkInterval:   5 * time.Second,
 		CompactionInterval: -1, // the demo compacts when it wants a 410
-		Seed:               uint64(seed),
+		Seed:               uint64(o.seed),
 	})
 	if err := s.Start(); err != nil {
 		return err
@@ -92,9 +121,9 @@ func (a *app) demo(ctx context.Context, args []string) error {
 		return err
 	}
 	defer client.CloseIdleConnections()
-	w := newWorkload(client, con, seed)
-	w.setRate(rate)
-	if err := w.setUp(ctx, int(objects)); err != nil {
+	w := newWorkload(client, con, o.seed)
+	w.setRate(o.rate)
+	if err := w.setUp(ctx, int(o.objects)); err != nil {
 		return fmt.Errorf("demo: set up: %w", err)
 	}
 	tl := newTimeline(a.now)
@@ -103,34 +132,22 @@ func (a *app) demo(ctx context.Context, args []string) error {
 		page *webServer
 		slow atomic.Int64
 	)
-	if web {
+	if o.web {
 		webCtx, stopWeb := context.WithCancel(ctx)
 		defer stopWeb()
-		page, err = startWeb(webCtx, wf, webview.Options{Title: "configmaps in namespace " + demoNamespace, Controls: demoControls(s, w, con, tl, &slow)}, "demo")
+		page, err = startWeb(webCtx, o.wf, webview.Options{Title: "configmaps in namespace " + demoNamespace, Controls: demoControls(s, w, con, tl, &slow)}, "demo")
 		if err != nil {
 			return err
 		}
 		defer func() { stopWeb(); _ = page.wait() }()
 	}
 
-	pageSize := chunk
+	pageSize := o.chunk
 	if pageSize == 0 {
 		pageSize = -1
 	}
 	backoff := reflector.Backoff{Initial: 500 * time.Millisecond, Max: 5 * time.Second, ResetAfter: time.Second}
-	con.outf("kubecache demo — no cluster needed.")
-	con.outf("  server     a fake API server at %s, in this process", s.URL())
-	con.outf("  workload   %v writes/s to ConfigMaps in namespace %q (%d to start with)", rate, demoNamespace, objects)
-	con.outf("  reflector  lists them (%d a page), then watches; backoff %v doubling to %v", chunk, backoff.Initial, backoff.Max)
-	con.outf("  handler    the informer's event handler, printing each change it receives")
-	if faultsEvery > 0 {
-		con.outf("  fault      every %v: a cut watch (reconnect after a backoff), then a compaction (410, relist)", faultsEvery)
-	}
-	if page != nil {
-		con.outf("  web        open %s to see it move, and break it with the buttons", page.url())
-	}
-	con.outf("Ctrl-C to stop.")
-	con.outf("")
+	o.introduce(con, s.URL(), backoff, page)
 
 	api := rest.APIResource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, Verbs: []string{"list", "watch"}}
 	t := target{
@@ -153,11 +170,11 @@ func (a *app) demo(ctx context.Context, args []string) error {
 		runErr error
 	)
 	wg.Go(func() {
-		runErr = run.run(ctx, lw, reflector.Options{PageSize: pageSize, DisableStreamingList: !streaming, Backoff: backoff})
+		runErr = run.run(ctx, lw, reflector.Options{PageSize: pageSize, DisableStreamingList: !o.streaming, Backoff: backoff})
 	})
 	wg.Go(func() { w.run(ctx) })
-	if faultsEvery > 0 {
-		wg.Go(func() { injectFaults(ctx, s, w, con, tl, faultsEvery) })
+	if o.faultsEvery > 0 {
+		wg.Go(func() { injectFaults(ctx, s, w, con, tl, o.faultsEvery) })
 	}
 	wg.Wait()
 	if runErr != nil {
