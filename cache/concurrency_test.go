@@ -150,56 +150,82 @@ func runConvergence(t *testing.T, q lenQueue, known *cache.Indexer[*testPod], se
 
 	consumed := make(chan error, 1)
 	pops := 0
-	go func() {
-		r := rand.New(rand.NewPCG(seed, 7))
-		lastRV := map[string]int{}
-		sawSentinel := false
-		for {
-			err := q.Pop(ctx, func(key string, deltas cache.Deltas[*testPod]) error {
-				pops++
-				if r.IntN(10) == 0 {
-					return cache.Requeue(nil)
+	go func() { consumed <- consumeUntilSentinel(ctx, q, known, seed, sentinel, &pops) }()
+	model, counts := writeRandomly(t, q, seed, sentinel)
+	require.NoError(t, <-consumed)
+	assert.True(t, q.HasSynced())
+
+	require.NoError(t, known.Delete(newPod("zz", "sentinel", "")))
+	want := make([]string, 0, len(model))
+	for k, p := range model {
+		want = append(want, k+"@"+p.ResourceVersion)
+	}
+	got := make([]string, 0, len(model))
+	for _, p := range known.List() {
+		got = append(got, metaKey(p)+"@"+p.ResourceVersion)
+	}
+	assert.Equal(t, sorted(want), sorted(got), "the indexer converged to the writer's state")
+	t.Logf("writer ops %v; %d pops", counts, pops)
+}
+
+// consumeUntilSentinel pops q as an informer does, applying every delta to
+// known and requeueing one Pop in ten, until the sentinel key has been
+// processed and the queue is empty. It fails if a key's resourceVersion
+// ever goes back. pops counts the Pops.
+func consumeUntilSentinel(ctx context.Context, q lenQueue, known *cache.Indexer[*testPod], seed uint64, sentinel string, pops *int) error {
+	r := rand.New(rand.NewPCG(seed, 7))
+	lastRV := map[string]int{}
+	sawSentinel := false
+	for {
+		err := q.Pop(ctx, func(key string, deltas cache.Deltas[*testPod]) error {
+			*pops++
+			if r.IntN(10) == 0 {
+				return cache.Requeue(nil)
+			}
+			for _, d := range deltas {
+				rv, err := strconv.Atoi(d.Object.ResourceVersion)
+				if err != nil {
+					return err
 				}
-				for _, d := range deltas {
-					rv, err := strconv.Atoi(d.Object.ResourceVersion)
-					if err != nil {
+				if rv < lastRV[key] {
+					return fmt.Errorf("%s went back from resourceVersion %d to %d (%s)", key, lastRV[key], rv, d.Type)
+				}
+				lastRV[key] = rv
+				if d.Type == cache.Deleted {
+					if err := known.Delete(d.Object); err != nil {
 						return err
 					}
-					if rv < lastRV[key] {
-						return fmt.Errorf("%s went back from resourceVersion %d to %d (%s)", key, lastRV[key], rv, d.Type)
-					}
-					lastRV[key] = rv
-					if d.Type == cache.Deleted {
-						if err := known.Delete(d.Object); err != nil {
-							return err
-						}
-						continue
-					}
-					if err := known.Update(d.Object); err != nil {
-						return err
-					}
-				}
-				if key == sentinel {
-					sawSentinel = true
-				}
-				return nil
-			})
-			if err != nil {
-				if _, requeued := err.(*cache.RequeueError); requeued {
 					continue
 				}
-				consumed <- err
-				return
+				if err := known.Update(d.Object); err != nil {
+					return err
+				}
 			}
-			// The sentinel is the writer's last write, but a requeued key
-			// goes after it: drain what is left.
-			if sawSentinel && q.Len() == 0 {
-				consumed <- nil
-				return
+			if key == sentinel {
+				sawSentinel = true
 			}
+			return nil
+		})
+		if err != nil {
+			if _, requeued := err.(*cache.RequeueError); requeued {
+				continue
+			}
+			return err
 		}
-	}()
+		// The sentinel is the writer's last write, but a requeued key
+		// goes after it: drain what is left.
+		if sawSentinel && q.Len() == 0 {
+			return nil
+		}
+	}
+}
 
+// writeRandomly writes 3,000 random changes to 40 keys into q as a
+// reflector would (one in ten lost, as by a watch that missed it, with
+// resyncs and relists among them), then a final relist and the sentinel.
+// It returns the state the writer ended with and how many of each
+// operation it made.
+func writeRandomly(t *testing.T, q lenQueue, seed uint64, sentinel string) (map[string]*testPod, map[string]int) {
 	r := rand.New(rand.NewPCG(seed, 11))
 	model := map[string]*testPod{}
 	rv := 0
@@ -252,20 +278,7 @@ func runConvergence(t *testing.T, q lenQueue, known *cache.Indexer[*testPod], se
 	}
 	require.NoError(t, q.Replace(list(), strconv.Itoa(rv)))
 	require.NoError(t, q.Add(next(sentinel)))
-	require.NoError(t, <-consumed)
-	assert.True(t, q.HasSynced())
-
-	require.NoError(t, known.Delete(newPod("zz", "sentinel", "")))
-	want := make([]string, 0, len(model))
-	for k, p := range model {
-		want = append(want, k+"@"+p.ResourceVersion)
-	}
-	got := make([]string, 0, len(model))
-	for _, p := range known.List() {
-		got = append(got, metaKey(p)+"@"+p.ResourceVersion)
-	}
-	assert.Equal(t, sorted(want), sorted(got), "the indexer converged to the writer's state")
-	t.Logf("writer ops %v; %d pops", counts, pops)
+	return model, counts
 }
 
 type lenQueue = cache.Queue[*testPod]
