@@ -54,63 +54,8 @@ func TestChaos(t *testing.T) {
 	e.waitConverged(configMaps, clients...)
 
 	injected := map[string]int{}
-	writes := 0
-	write := func() {
-		n := names[rng.IntN(len(names))]
-		var err error
-		switch {
-		case !exists[n]:
-			_, err = e.write(func() error {
-				return configMaps.on(e.direct.Post(), "").Body(object(configMaps, "ConfigMap", n, "c")).Do(e.ctx).Error()
-			})
-			exists[n] = err == nil || rest.IsAlreadyExists(err)
-		case rng.IntN(4) == 0:
-			_, err = e.write(func() error { return configMaps.on(e.direct.Delete(), n).Do(e.ctx).Error() })
-			exists[n] = !(err == nil || rest.IsNotFound(err))
-		default:
-			_, err = e.write(func() error {
-				return configMaps.on(e.direct.Patch(rest.MergePatchType), n).Body(map[string]any{"data": map[string]string{"v": fmt.Sprint(rng.Uint32())}}).Do(e.ctx).Error()
-			})
-		}
-		if err != nil && !rest.IsAlreadyExists(err) && !rest.IsNotFound(err) {
-			require.NoError(t, err, "chaos write %s", n)
-		}
-		writes++
-	}
-	cm := configMaps.match("")
-	watchOnly := configMaps.match("watch")
-	faults := []struct {
-		name string
-		do   func()
-	}{
-		{"cut watch (abort)", func() { e.srv.CutWatches(cm, fakeapiserver.CutAbort) }},
-		{"cut watch mid-frame", func() { e.srv.CutWatches(cm, fakeapiserver.CutMidFrame) }},
-		{"cut watch (clean end)", func() { e.srv.CutWatches(cm, fakeapiserver.CutClean) }},
-		{"restart, data kept", func() { e.srv.Restart(false) }},
-		{"restart with compaction", func() { e.srv.Restart(true) }},
-		{"compaction", func() { e.srv.CompactNow() }},
-		{"410 on the next watch", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 410}) }},
-		{"500 burst", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 500, Count: 3}) }},
-		{"503 on lists", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: configMaps.match("list"), Code: 503, Count: 2}) }},
-		{"429 Retry-After 1", func() {
-			e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 429, RetryAfterSeconds: 1, PlainText: rng.IntN(2) == 0})
-		}},
-		{"401", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 401}) }},
-		{"403", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 403}) }},
-		{"expired continue token", func() { e.srv.ExpireNextContinue(cm, 1, rng.IntN(2) == 0) }},
-		{"stalled watches", func() { e.srv.StallWatches(cm) }},
-		{"connection reset mid-frame", func() { e.proxy.ResetStream("") }},
-		{"frame truncated", func() { e.proxy.TruncateStream("") }},
-		{"malformed frame", func() {
-			e.proxy.InjectAfter("", func() io.Reader { return strings.NewReader("{\"type\":\"MODIFIED\",\"object\":{not json}\n") }, false)
-		}},
-		{"410 ERROR event", func() { e.proxy.InjectAfter("", func() io.Reader { return strings.NewReader(error410) }, true) }},
-		{"silent watch", func() { e.proxy.SilenceNextWatch(true) }},
-		{"held reconnects", func() { e.proxy.HoldWatches() }},
-		{"dropped initial-events-end", func() { e.proxy.DropInitialEventsEnd(1) }},
-		{"client clock jumps past every deadline", func() { e.clock.Step(2*reflector.DefaultMinWatchTimeout + 31*time.Second) }},
-	}
-
+	w := &chaosWriter{e: e, rng: rng, names: names, exists: exists}
+	faults := chaosFaults(e, rng)
 	var rounds int
 	var maxConverge time.Duration
 	deadline := time.Now().Add(*chaosDuration)
@@ -123,7 +68,7 @@ func TestChaos(t *testing.T) {
 				f.do()
 				injected[f.name]++
 			} else {
-				write()
+				w.write(t)
 			}
 		}
 		// Heal: no fault left armed, held requests go, every client
@@ -155,7 +100,7 @@ func TestChaos(t *testing.T) {
 		{"duration", chaosDuration.String()},
 		{"clients", fmt.Sprintf("%d (2 reflectors, 2 informers; streaming and paged lists)", len(clients))},
 		{"schedules run (rounds of writes and faults, each healed and checked)", fmt.Sprint(rounds)},
-		{"writes", fmt.Sprint(writes)},
+		{"writes", fmt.Sprint(w.writes)},
 		{"faults injected (armed; a proxy fault disarmed before any stream met it is counted here only)", fmt.Sprintf("%d: %s", total, strings.Join(kinds, ", "))},
 		{"proxy faults that met a stream or request", fmt.Sprint(e.proxy.Counts())},
 		{"events applied (store writes and notifications observed)", fmt.Sprint(e.mon.Observed())},
@@ -165,4 +110,80 @@ func TestChaos(t *testing.T) {
 		{"max time to converge after the last fault of a round", maxConverge.Round(time.Millisecond).String()},
 	}}
 	t.Logf("chaos figures:\n%s", tab.Markdown())
+}
+
+// chaosWriter makes TestChaos's random writes: a create for a name that
+// does not exist, else a delete one time in four or a merge patch.
+type chaosWriter struct {
+	e      *env
+	rng    *rand.Rand
+	names  []string
+	exists map[string]bool
+	writes int
+}
+
+// write makes one random write; a conflict with the state it guessed
+// (already exists, not found) is fine.
+func (w *chaosWriter) write(t *testing.T) {
+	e, n := w.e, w.names[w.rng.IntN(len(w.names))]
+	var err error
+	switch {
+	case !w.exists[n]:
+		_, err = e.write(func() error {
+			return configMaps.on(e.direct.Post(), "").Body(object(configMaps, "ConfigMap", n, "c")).Do(e.ctx).Error()
+		})
+		w.exists[n] = err == nil || rest.IsAlreadyExists(err)
+	case w.rng.IntN(4) == 0:
+		_, err = e.write(func() error { return configMaps.on(e.direct.Delete(), n).Do(e.ctx).Error() })
+		w.exists[n] = !(err == nil || rest.IsNotFound(err))
+	default:
+		_, err = e.write(func() error {
+			return configMaps.on(e.direct.Patch(rest.MergePatchType), n).Body(map[string]any{"data": map[string]string{"v": fmt.Sprint(w.rng.Uint32())}}).Do(e.ctx).Error()
+		})
+	}
+	if err != nil && !rest.IsAlreadyExists(err) && !rest.IsNotFound(err) {
+		require.NoError(t, err, "chaos write %s", n)
+	}
+	w.writes++
+}
+
+// chaosFault is one fault TestChaos may inject.
+type chaosFault struct {
+	name string
+	do   func()
+}
+
+// chaosFaults lists every fault TestChaos draws from: the server's, the
+// proxy's and the client clock's.
+func chaosFaults(e *env, rng *rand.Rand) []chaosFault {
+	cm := configMaps.match("")
+	watchOnly := configMaps.match("watch")
+	return []chaosFault{
+		{"cut watch (abort)", func() { e.srv.CutWatches(cm, fakeapiserver.CutAbort) }},
+		{"cut watch mid-frame", func() { e.srv.CutWatches(cm, fakeapiserver.CutMidFrame) }},
+		{"cut watch (clean end)", func() { e.srv.CutWatches(cm, fakeapiserver.CutClean) }},
+		{"restart, data kept", func() { e.srv.Restart(false) }},
+		{"restart with compaction", func() { e.srv.Restart(true) }},
+		{"compaction", func() { e.srv.CompactNow() }},
+		{"410 on the next watch", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 410}) }},
+		{"500 burst", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 500, Count: 3}) }},
+		{"503 on lists", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: configMaps.match("list"), Code: 503, Count: 2}) }},
+		{"429 Retry-After 1", func() {
+			e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 429, RetryAfterSeconds: 1, PlainText: rng.IntN(2) == 0})
+		}},
+		{"401", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 401}) }},
+		{"403", func() { e.srv.FailNext(fakeapiserver.FailRule{Match: watchOnly, Code: 403}) }},
+		{"expired continue token", func() { e.srv.ExpireNextContinue(cm, 1, rng.IntN(2) == 0) }},
+		{"stalled watches", func() { e.srv.StallWatches(cm) }},
+		{"connection reset mid-frame", func() { e.proxy.ResetStream("") }},
+		{"frame truncated", func() { e.proxy.TruncateStream("") }},
+		{"malformed frame", func() {
+			e.proxy.InjectAfter("", func() io.Reader { return strings.NewReader("{\"type\":\"MODIFIED\",\"object\":{not json}\n") }, false)
+		}},
+		{"410 ERROR event", func() { e.proxy.InjectAfter("", func() io.Reader { return strings.NewReader(error410) }, true) }},
+		{"silent watch", func() { e.proxy.SilenceNextWatch(true) }},
+		{"held reconnects", func() { e.proxy.HoldWatches() }},
+		{"dropped initial-events-end", func() { e.proxy.DropInitialEventsEnd(1) }},
+		{"client clock jumps past every deadline", func() { e.clock.Step(2*reflector.DefaultMinWatchTimeout + 31*time.Second) }},
+	}
 }

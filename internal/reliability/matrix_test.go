@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -332,7 +333,16 @@ func (b repeatByte) Read(p []byte) (int, error) {
 
 const error410 = `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5 (9)","reason":"Expired","code":410}}` + "\n"
 
+// matrixRows are the rows of the fault matrix, in the order of its table:
+// the connection breaks, the server answers with an error, the stream
+// misbehaves.
 func matrixRows() []row {
+	return slices.Concat(connectionRows(), errorAnswerRows(), streamRows())
+}
+
+// connectionRows are faults of the connection itself: refused, reset or
+// cut mid-frame, and a server restart.
+func connectionRows() []row {
 	return []row{
 		{
 			fault:    "connection refused at start",
@@ -401,6 +411,13 @@ func matrixRows() []row {
 				return observed(s)
 			},
 		},
+	}
+}
+
+// errorAnswerRows are faults where the server answers with an error: stale
+// reads, 401 and 403, a deleted CRD, 410 Gone in each form, 429 and 5xx.
+func errorAnswerRows() []row {
+	return []row{
 		staleRow(),
 		authRow(401, false),
 		authRow(403, false),
@@ -454,6 +471,14 @@ func matrixRows() []row {
 		retryAfterRow(false),
 		retryAfterRow(true),
 		burstRow(),
+	}
+}
+
+// streamRows are faults of an open watch stream: silence, stalls,
+// malformed and oversized frames, compaction while disconnected, and a
+// streaming list that never ends.
+func streamRows() []row {
+	return []row{
 		{
 			fault:  "a watch that never sends a byte",
 			how:    "proxy answers 200 with headers and then nothing",
