@@ -53,7 +53,7 @@ type demoOptions struct {
 func (a *app) parseDemo(args []string) (demoOptions, error) {
 	fs := newFlagSet("demo", "kubecache demo [flags]", demoAbout)
 	var o demoOptions
-	fs.durationVar(&o.duration, "duration", 0, "stop after this long (0: run until Ctrl-C)")
+	fs.durationVar(&o.duration, "duration", 0, "stop after this long, counted once the first objects exist (0: run until Ctrl-C)")
 	fs.durationVar(&o.faultsEvery, "faults-every", 6*time.Second, "time between injected faults, counted from the recovery of the last (0: no faults)")
 	fs.Float64Var(&o.rate, "rate", 2, "workload writes per second (0: no writes)")
 	fs.int64Var(&o.objects, "objects", 25, "ConfigMaps created before the informer starts")
@@ -100,12 +100,6 @@ func (a *app) demo(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.duration)
-		defer cancel()
-	}
-
 	con := newConsole(a.stdout, a.stderr)
 	s := fakeapiserver.New(fakeapiserver.Options{
 		BookmarkInterval:   5 * time.Second,
@@ -133,13 +127,11 @@ func (a *app) demo(ctx context.Context, args []string) error {
 		slow atomic.Int64
 	)
 	if o.web {
-		webCtx, stopWeb := context.WithCancel(ctx)
-		defer stopWeb()
-		page, err = startWeb(webCtx, o.wf, webview.Options{Title: "configmaps in namespace " + demoNamespace, Controls: demoControls(s, w, con, tl, &slow)}, "demo")
-		if err != nil {
+		opts := webview.Options{Title: "configmaps in namespace " + demoNamespace, Controls: demoControls(s, w, con, tl, &slow)}
+		if page, err = startWeb(ctx, o.wf, opts, "demo"); err != nil {
 			return err
 		}
-		defer func() { stopWeb(); _ = page.wait() }()
+		defer page.stop()
 	}
 
 	pageSize := o.chunk
@@ -164,6 +156,13 @@ func (a *app) demo(ctx context.Context, args []string) error {
 	}
 	if page != nil {
 		run.web, run.slow = page.view, &slow
+	}
+	if o.duration > 0 {
+		// --duration counts from here: setting up (the namespace and
+		// the first objects) may take its time on a loaded machine.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
+		defer cancel()
 	}
 	var (
 		wg     sync.WaitGroup

@@ -106,13 +106,11 @@ func (a *app) watch(ctx context.Context, args []string) error {
 	}
 	var web *webServer
 	if wf.addr != "" {
-		webCtx, stopWeb := context.WithCancel(ctx)
-		defer stopWeb()
-		if web, err = startWeb(webCtx, wf, webview.Options{}, "watch"); err != nil {
+		if web, err = startWeb(ctx, wf, webview.Options{}, "watch"); err != nil {
 			return err
 		}
 		con.errf("web view: %s", web.url())
-		defer func() { stopWeb(); _ = web.wait() }()
+		defer web.stop()
 	}
 	run := watchRun{
 		con:      con,

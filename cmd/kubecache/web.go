@@ -27,14 +27,14 @@ func (f *webFlags) registerToken(fs *flagSet) {
 
 // webServer is a web view listening, and the goroutine that serves it.
 type webServer struct {
-	view *webview.View
-	ln   net.Listener
-	wg   sync.WaitGroup
-	err  error
+	view   *webview.View
+	ln     net.Listener
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
-// startWeb listens on f.addr and serves view's page there until ctx ends;
-// wait waits for it. A token is generated for an address off loopback
+// startWeb listens on f.addr and serves view's page there until ctx ends
+// or stop is called. A token is generated for an address off loopback
 // when none was given.
 func startWeb(ctx context.Context, f webFlags, opts webview.Options, cmd string) (*webServer, error) {
 	ln, err := net.Listen("tcp", f.addr)
@@ -50,18 +50,19 @@ func startWeb(ctx context.Context, f webFlags, opts webview.Options, cmd string)
 		ln.Close()
 		return nil, err
 	}
-	w := &webServer{view: view, ln: ln}
-	w.wg.Go(func() { w.err = view.Serve(ctx, ln) })
+	ctx, cancel := context.WithCancel(ctx)
+	w := &webServer{view: view, ln: ln, cancel: cancel}
+	w.wg.Go(func() { _ = view.Serve(ctx, ln) })
 	return w, nil
 }
 
 // url is the address to open.
 func (w *webServer) url() string { return w.view.URL(w.ln) }
 
-// wait waits for the server to stop (its ctx ended) and returns its error.
-func (w *webServer) wait() error {
+// stop stops serving and waits until every connection has ended.
+func (w *webServer) stop() {
+	w.cancel()
 	w.wg.Wait()
-	return w.err
 }
 
 // isLoopbackAddr reports whether a listener's address is on loopback.
