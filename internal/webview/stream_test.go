@@ -185,3 +185,12 @@ func TestBurstReachesThePageSampled(t *testing.T) {
 	assert.Equal(t, fmt.Sprint(before+burst), last, "the newest event is drawn")
 	assert.LessOrEqual(t, len(f.next().Store.Changed), 8)
 }
+
+// TestAppliedEventsDoNotAllocate checks the hot path: an applied event
+// costs the reflector no allocation.
+func TestAppliedEventsDoNotAllocate(t *testing.T) {
+	v, err := webview.New(webview.Options{})
+	require.NoError(t, err)
+	ev := reflector.EventApplied{Type: watch.Modified, Key: "ns/a", ResourceVersion: "7"}
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { v.Applied(ev) }), "allocations per applied event")
+}
