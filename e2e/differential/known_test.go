@@ -16,7 +16,7 @@ var known = []Known{
 	{`TestWatchValidation: resourceVersion=abc`, `^(status code|code|message|reason)$`, accepted("a watch at resourceVersion=abc is a 400 BadRequest (real: 500 without a reason)")},
 	{`finalizer|second delete`, `managedFields`, openDifference("managedFields in the answer to a DELETE held by finalizers")},
 	{`empty maps`, ``, accepted("empty maps are kept")},
-	{`wrong kind|malformed body|NotAcceptable 406|UnsupportedMediaType 415|Invalid 422: bad label value`, `^(message|details|details\.causes\[0\]\.message)$`, openDifference("Status message wording")},
+	{`wrong kind|malformed body|NotAcceptable 406|Invalid 422: bad label value`, `^(message|details|details\.causes\[0\]\.message)$`, openDifference("Status message wording")},
 	// In TestKubectl, Where is "TestKubectl: kubectl <step>" and Path
 	// "<METHOD path?query>.<JSON path>" (or "requests", "output").
 	{`TestKubectl: kubectl (apply deployment|scale)`, `^(POST|GET) /apis/apps/v1/namespaces/[^/?]+/deployments(/d)?(\?[^.]*)?\.(spec\.|metadata\.managedFields\[0\]\.fieldsV1\.f:spec\.)`, accepted("no defaulting of built-in kinds")},
