@@ -247,6 +247,7 @@ func (s *Controllers) crdResources(obj *storage.Object) []*registry.Resource {
 			// server would have refused such a definition.
 			if schema, err := openapi.FromJSONSchema(v.Schema.OpenAPIV3Schema); err == nil {
 				r.CustomSchema = schema
+				r.OpenAPISchema = v.Schema.OpenAPIV3Schema
 			}
 		}
 		if len(v.SelectableFields) > 0 {

@@ -15,6 +15,10 @@
 //     resolution).
 //   - documents.go: Index and GroupVersion, the /openapi/v3 documents
 //     rendered for the served resources (Resource).
+//   - custom.go: CustomGroupVersion, the document of a group version
+//     served from CustomResourceDefinitions (their published schemas,
+//     lists and operations).
+//   - custom_v2.go: the narrowing of custom schemas for Swagger 2.0.
 //   - swagger.go: Swagger, the /openapi/v2 (Swagger 2.0) document
 //     derived from the v3 documents.
 //   - jsonschema.go: FromJSONSchema, a CRD's openAPIV3Schema as a Schema.

@@ -17,6 +17,12 @@ type Resource struct {
 	// Verbs are the discovery verbs ("get", "list", "patch"...); each
 	// selects the operations the document lists.
 	Verbs []string
+	// Custom marks a resource served from a CustomResourceDefinition;
+	// Schema is then its version's openAPIV3Schema (JSON, nil for none)
+	// and Subresources its "status" and "scale" subresources.
+	Custom       bool
+	Schema       []byte
+	Subresources []string
 }
 
 func (r Resource) gvk() GVK { return GVK{Group: r.Group, Version: r.Version, Kind: r.Kind} }
@@ -66,13 +72,8 @@ func Hash(doc []byte) string {
 func GroupVersion(group, version string, resources []Resource, defs *Definitions) []byte {
 	paths := map[string]any{}
 	schemas := map[string]any{}
-	var pending []string
-	need := func(name string) {
-		if _, ok := schemas[name]; !ok && defs.Get(name) != nil {
-			schemas[name] = nil
-			pending = append(pending, name)
-		}
-	}
+	refs := &collector{defs: defs, schemas: schemas}
+	need := refs.need
 	prefix := "/" + Path(group, version)
 	for _, r := range resources {
 		if r.Group != group || r.Version != version {
@@ -94,13 +95,7 @@ func GroupVersion(group, version string, resources []Resource, defs *Definitions
 		}
 		addOperations(paths, base+"/"+r.Plural, r, name)
 	}
-	for len(pending) > 0 {
-		n := pending[0]
-		pending = pending[1:]
-		s := defs.Get(n)
-		schemas[n] = render(s, false)
-		walkRefs(s, need)
-	}
+	refs.resolve()
 	doc := map[string]any{
 		"openapi":    "3.0.0",
 		"info":       map[string]string{"title": "Kubernetes", "version": "v1.37.2"},
@@ -253,6 +248,33 @@ func pathParams(namespaced, named bool) []any {
 	}
 	out = append(out, map[string]any{"name": "pretty", "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}})
 	return out
+}
+
+// collector gathers into schemas the definitions a document names and,
+// transitively, those they refer to.
+type collector struct {
+	defs    *Definitions
+	schemas map[string]any
+	pending []string
+}
+
+// need adds a definition (once) if defs has it.
+func (c *collector) need(name string) {
+	if _, ok := c.schemas[name]; !ok && c.defs.Get(name) != nil {
+		c.schemas[name] = nil
+		c.pending = append(c.pending, name)
+	}
+}
+
+// resolve renders every needed definition and what it refers to.
+func (c *collector) resolve() {
+	for len(c.pending) > 0 {
+		n := c.pending[0]
+		c.pending = c.pending[1:]
+		s := c.defs.Get(n)
+		c.schemas[n] = render(s, false)
+		walkRefs(s, c.need)
+	}
 }
 
 // walkRefs calls need for every definition s refers to.

@@ -23,6 +23,9 @@ func Swagger(docs map[string][]byte) ([]byte, error) {
 	defs := map[string]any{}
 	for _, name := range slices.Sorted(maps.Keys(docs)) {
 		var doc struct {
+			Info struct {
+				Title string `json:"title"`
+			} `json:"info"`
 			Paths      map[string]map[string]any `json:"paths"`
 			Components struct {
 				Schemas map[string]any `json:"schemas"`
@@ -35,6 +38,9 @@ func Swagger(docs map[string][]byte) ([]byte, error) {
 			paths[p] = swaggerPathItem(item)
 		}
 		for n, s := range doc.Components.Schemas {
+			if doc.Info.Title == customTitle && !strings.HasPrefix(n, "io.k8s.") {
+				swaggerCustomSchema(s)
+			}
 			defs[n] = swaggerSchema(s)
 		}
 	}

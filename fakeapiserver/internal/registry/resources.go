@@ -62,6 +62,9 @@ type Resource struct {
 	// version's openAPIV3Schema), which prunes and type-checks its
 	// objects (internal/validation); nil checks metadata alone.
 	CustomSchema *openapi.Schema
+	// OpenAPISchema is a custom resource's openAPIV3Schema as its CRD
+	// declares it (JSON), which /openapi/v3 and /openapi/v2 publish.
+	OpenAPISchema []byte
 	// NoWatchCache marks resources the real server serves straight from
 	// etcd (core events): compaction is visible at once.
 	NoWatchCache bool
