@@ -296,18 +296,24 @@ func BenchmarkReaderLatencyDuringReplace(b *testing.B) {
 // BenchmarkDeltaFIFO queues an update and pops it, as an informer does for
 // each watch event, with 100,000 objects behind the queue.
 func BenchmarkDeltaFIFO(b *testing.B) {
+	benchQueue(b, func(opts cache.QueueOptions[*testPod]) cache.Queue[*testPod] { return cache.NewDeltaFIFO(opts) })
+}
+
+// benchQueue queues an update and pops it, b.N times, on the queue made by
+// newQueue over an indexer of benchN pods.
+func benchQueue(b *testing.B, newQueue func(cache.QueueOptions[*testPod]) cache.Queue[*testPod]) {
 	pods := benchPods()
 	known := newBenchIndexer(b, pods)
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
-	defer f.Close()
+	q := newQueue(cache.QueueOptions[*testPod]{KnownObjects: known})
+	defer q.Close()
 	ctx := context.Background()
 	process := func(string, cache.Deltas[*testPod]) error { return nil }
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if err := f.Update(pods[i%benchN]); err != nil {
+		if err := q.Update(pods[i%benchN]); err != nil {
 			b.Fatal(err)
 		}
-		if err := f.Pop(ctx, process); err != nil {
+		if err := q.Pop(ctx, process); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -339,19 +345,5 @@ func BenchmarkIndexerPut(b *testing.B) {
 // BenchmarkFIFO is BenchmarkDeltaFIFO for the in-order FIFO, the
 // informer's default queue.
 func BenchmarkFIFO(b *testing.B) {
-	pods := benchPods()
-	known := newBenchIndexer(b, pods)
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
-	defer f.Close()
-	ctx := context.Background()
-	process := func(string, cache.Deltas[*testPod]) error { return nil }
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if err := f.Update(pods[i%benchN]); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Pop(ctx, process); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchQueue(b, func(opts cache.QueueOptions[*testPod]) cache.Queue[*testPod] { return cache.NewFIFO(opts) })
 }

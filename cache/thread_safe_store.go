@@ -193,12 +193,7 @@ func (s *threadSafeStore[T]) byIndex(name, value string) ([]T, error) {
 	if i < 0 {
 		return nil, unknownIndex(name)
 	}
-	set := s.indices[i][value]
-	out := make([]T, 0, len(set))
-	for _, obj := range set {
-		out = append(out, obj)
-	}
-	return out, nil
+	return entryObjects(s.indices[i][value]), nil
 }
 
 // byNamespace is byIndex for the built-in namespace index, which is always
@@ -206,9 +201,14 @@ func (s *threadSafeStore[T]) byIndex(name, value string) ([]T, error) {
 func (s *threadSafeStore[T]) byNamespace(namespace string) []T {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	set := s.indices[0][namespace]
-	out := make([]T, 0, len(set))
-	for _, obj := range set {
+	return entryObjects(s.indices[0][namespace])
+}
+
+// entryObjects returns the objects of one index entry, in no particular
+// order.
+func entryObjects[T any](entry map[string]T) []T {
+	out := make([]T, 0, len(entry))
+	for _, obj := range entry {
 		out = append(out, obj)
 	}
 	return out

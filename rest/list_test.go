@@ -164,16 +164,9 @@ func TestListAs(t *testing.T) {
 // body is never held whole.
 func BenchmarkList(b *testing.B) {
 	const n = 50000
-	var body []byte
-	body = append(body, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"123"},"items":[`...)
-	pad := strings.Repeat("x", 800)
-	for i := range n {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = fmt.Appendf(body, `{"metadata":{"name":"pod-%d","namespace":"ns-%d","resourceVersion":"%d","labels":{"app":"web"}},"spec":{"nodeName":"node-%d","image":"%s"}}`, i, i%50, i, i%100, pad)
-	}
-	body = append(body, `]}`...)
+	body := benchPodList(n, func(body []byte, i int, pad string) []byte {
+		return fmt.Appendf(body, `{"metadata":{"name":"pod-%d","namespace":"ns-%d","resourceVersion":"%d","labels":{"app":"web"}},"spec":{"nodeName":"node-%d","image":"%s"}}`, i, i%50, i, i%100, pad)
+	})
 	srv := newPlainServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
@@ -202,16 +195,9 @@ func BenchmarkList(b *testing.B) {
 // cost of the transport and the list scanner alone.
 func BenchmarkListScanOnly(b *testing.B) {
 	const n = 50000
-	var body []byte
-	body = append(body, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"123"},"items":[`...)
-	pad := strings.Repeat("x", 800)
-	for i := range n {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = fmt.Appendf(body, `{"metadata":{"name":"pod-%d","namespace":"ns-%d","resourceVersion":"%d"},"spec":{"image":"%s"}}`, i, i%50, i, pad)
-	}
-	body = append(body, `]}`...)
+	body := benchPodList(n, func(body []byte, i int, pad string) []byte {
+		return fmt.Appendf(body, `{"metadata":{"name":"pod-%d","namespace":"ns-%d","resourceVersion":"%d"},"spec":{"image":"%s"}}`, i, i%50, i, pad)
+	})
 	srv := newPlainServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write(body)
 	}))
@@ -224,4 +210,18 @@ func BenchmarkListScanOnly(b *testing.B) {
 			b.Fatal(err, count)
 		}
 	}
+}
+
+// benchPodList returns a PodList at resourceVersion 123 of n items, each
+// appended by item with its index and 800 bytes of padding.
+func benchPodList(n int, item func(body []byte, i int, pad string) []byte) []byte {
+	body := []byte(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"123"},"items":[`)
+	pad := strings.Repeat("x", 800)
+	for i := range n {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = item(body, i, pad)
+	}
+	return append(body, `]}`...)
 }

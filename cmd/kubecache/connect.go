@@ -9,7 +9,9 @@ import (
 
 	"github.com/kubecache/kubecache/internal/cliprint"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
+	"github.com/kubecache/kubecache/selector"
 )
 
 // session is a connection to one API server: the client, the server's URL
@@ -102,6 +104,35 @@ func (t target) where() string {
 		return ""
 	}
 	return " in " + t.namespace + " namespace"
+}
+
+// openListWatch connects with cf, resolves word (warnings go to con) and
+// returns the ListerWatcher of the target's objects, restricted by lf's
+// selectors, to the object called name when name is set, and watching over
+// transport. The caller closes the session.
+func (a *app) openListWatch(ctx context.Context, con *console, cf clusterFlags, lf listFlags, word, name string, transport rest.WatchTransport) (*session, target, reflector.ListerWatcher[*meta.Unstructured], error) {
+	s, err := a.connect(cf)
+	if err != nil {
+		return nil, target{}, nil, err
+	}
+	t, err := s.resolve(ctx, word, cf, func(msg string) { con.errf("%s", msg) })
+	if err != nil {
+		s.close()
+		return nil, target{}, nil, err
+	}
+	fields := lf.fieldSelector
+	if name != "" {
+		fields = strings.Trim(fields+",metadata.name="+selector.EscapeFieldValue(name), ",")
+	}
+	lw, err := reflector.NewListWatch[*meta.Unstructured](s.client, reflector.Source{
+		Resource: t.resource, Namespace: t.namespace, LabelSelector: lf.selector, FieldSelector: fields,
+		Transport: transport,
+	})
+	if err != nil {
+		s.close()
+		return nil, target{}, nil, err
+	}
+	return s, t, lw, nil
 }
 
 // resolve finds the resource the user means by word ("po", "deploy",

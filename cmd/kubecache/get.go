@@ -11,7 +11,7 @@ import (
 	"github.com/kubecache/kubecache/internal/cliprint"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
-	"github.com/kubecache/kubecache/selector"
+	"github.com/kubecache/kubecache/rest"
 )
 
 const getAbout = `List a resource through a reflector into a local store, then print what
@@ -69,30 +69,11 @@ func (a *app) get(ctx context.Context, args []string) error {
 	}
 
 	con := newConsole(a.stdout, a.stderr)
-	s, err := a.connect(cf)
+	s, t, lw, err := a.openListWatch(ctx, con, cf, lf, word, name, rest.WatchOverHTTP)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	t, err := s.resolve(ctx, word, cf, func(msg string) { con.errf("%s", msg) })
-	if err != nil {
-		return err
-	}
-	fields := lf.fieldSelector
-	if name != "" {
-		byName := "metadata.name=" + selector.EscapeFieldValue(name)
-		if fields == "" {
-			fields = byName
-		} else {
-			fields += "," + byName
-		}
-	}
-	lw, err := reflector.NewListWatch[*meta.Unstructured](s.client, reflector.Source{
-		Resource: t.resource, Namespace: t.namespace, LabelSelector: lf.selector, FieldSelector: fields,
-	})
-	if err != nil {
-		return err
-	}
 	store := cache.NewIndexer[*meta.Unstructured](nil)
 	var narrate, showing func(reflector.TraceEvent)
 	if lf.explain {

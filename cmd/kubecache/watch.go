@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
-	"github.com/kubecache/kubecache/selector"
 )
 
 const watchAbout = `Run an informer on a resource and print every change as it is reflected
@@ -84,26 +82,11 @@ func (a *app) watch(ctx context.Context, args []string) error {
 	}
 
 	con := newConsole(a.stdout, a.stderr)
-	s, err := a.connect(cf)
+	s, t, lw, err := a.openListWatch(ctx, con, cf, lf, word, name, watchTransport)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	t, err := s.resolve(ctx, word, cf, func(msg string) { con.errf("%s", msg) })
-	if err != nil {
-		return err
-	}
-	fields := lf.fieldSelector
-	if name != "" {
-		fields = strings.Trim(fields+",metadata.name="+selector.EscapeFieldValue(name), ",")
-	}
-	lw, err := reflector.NewListWatch[*meta.Unstructured](s.client, reflector.Source{
-		Resource: t.resource, Namespace: t.namespace, LabelSelector: lf.selector, FieldSelector: fields,
-		Transport: watchTransport,
-	})
-	if err != nil {
-		return err
-	}
 	var web *webServer
 	if wf.addr != "" {
 		if web, err = startWeb(ctx, wf, webview.Options{}, "watch"); err != nil {
