@@ -22,6 +22,9 @@ import (
 
 func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource, n request.Negotiation) {
 	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
+	if err == nil {
+		err = request.CheckYAMLExpansion(body, s.opts.MaxRequestBodyBytes)
+	}
 	if err != nil {
 		request.WriteError(w, r, err)
 		return

@@ -294,7 +294,7 @@ func (s *Server) readWrite(r *http.Request, kind string, custom bool) (request.N
 	}
 	data, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err == nil {
-		data, err = request.ToJSON(data, mt, kind, custom)
+		data, err = request.ToJSON(data, mt, kind, custom, s.opts.MaxRequestBodyBytes)
 	}
 	if err != nil {
 		return request.Negotiation{}, nil, writeOptions{}, err

@@ -31,7 +31,7 @@ func (s *Server) parseDeleteOptions(r *http.Request) (request.DeleteOptions, err
 	if len(body) > 0 {
 		if mt, err := request.BodyMediaType(r); err != nil {
 			return o, err
-		} else if body, err = request.ToJSON(body, mt, "DeleteOptions", false); err != nil {
+		} else if body, err = request.ToJSON(body, mt, "DeleteOptions", false, s.opts.MaxRequestBodyBytes); err != nil {
 			return o, err
 		}
 		if err := json.Unmarshal(body, &o); err != nil {

@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
@@ -109,7 +107,7 @@ func (s *Server) LoadFiles(ctx context.Context, paths ...string) error {
 func (s *Server) loadManifest(ctx context.Context, manifest []byte, manager string) error {
 	docs := splitYAMLDocuments(manifest)
 	for i, doc := range docs {
-		j, err := yaml.YAMLToJSON(doc)
+		j, err := request.YAMLToJSON(doc, s.opts.MaxRequestBodyBytes)
 		if err != nil {
 			return fmt.Errorf("document %d: %w", i+1, err)
 		}

@@ -56,6 +56,11 @@ type Options struct {
 	// Default 10000. A negative value keeps no history beyond the current
 	// state.
 	HistoryLimit int
+	// HistoryBytes bounds the history in bytes as well (the objects of
+	// the changes kept): default 256 MiB, an eighth of etcd's 2 GiB
+	// quota; past it the oldest changes are compacted, and a watch from
+	// before them gets 410. Negative: no bound in bytes.
+	HistoryBytes int64
 	// CompactionInterval compacts, on every tick, everything older than
 	// the previous tick (etcd's periodic compaction); default 5 minutes,
 	// negative disables.

@@ -21,7 +21,7 @@ func (s *Server) readVirtualBody(r *http.Request, res *registry.Resource) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	return request.ToJSON(data, mt, res.Kind, res.Custom)
+	return request.ToJSON(data, mt, res.Kind, res.Custom, s.opts.MaxRequestBodyBytes)
 }
 
 // rulesReviewStatus is the status of a SelfSubjectRulesReview: everything

@@ -99,6 +99,9 @@ func New(opts Options) *Server {
 		stop:     cancel,
 		stopCh:   ctx.Done(),
 	}
+	if opts.HistoryBytes != 0 {
+		s.store.SetHistoryBytes(opts.HistoryBytes)
+	}
 	var c509 *auth.Certs
 	if opts.TLS {
 		host, _, _ := net.SplitHostPort(opts.Addr)

@@ -73,6 +73,8 @@ func badInputs() []badInput {
 		{what: "wrong kind for the resource", method: "POST", path: cmCollection, headers: js, body: strings.NewReader(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"a"}}`), want: 400},
 		{what: "JSON nested 100,000 deep", method: "POST", path: cmCollection, headers: js, body: strings.NewReader(nested(100000)), want: 400},
 		{what: "huge body with Content-Length (2 MiB over a 1 MiB bound)", method: "POST", path: cmCollection, headers: js, body: big(), length: 2 << 20, want: 413},
+		{what: "YAML of 100 KiB whose anchor is aliased 20 times (2 MiB of JSON over a 1 MiB bound)", method: "POST", path: cmCollection, headers: yml,
+			body: strings.NewReader(aliasBomb(100<<10, 20)), want: 413},
 		{what: "huge body, chunked (no Content-Length)", method: "POST", path: cmCollection, headers: js, body: big(), want: 413},
 		{what: "bad label selector", method: "GET", path: cmCollection, query: "labelSelector=a%20in%20(b", want: 400},
 		{what: "bad field selector", method: "GET", path: cmCollection, query: "fieldSelector=metadata.name", want: 400},

@@ -110,3 +110,80 @@ func TestJSONPatchCopyBombIsBounded(t *testing.T) {
 	}
 	http.DefaultClient.CloseIdleConnections()
 }
+
+// aliasBomb is a ConfigMap in YAML whose one value of size bytes is
+// aliased n times.
+func aliasBomb(size, n int) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  a: &x \"" + strings.Repeat("x", size) + "\"\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  b%d: *x\n", i)
+	}
+	return b.String()
+}
+
+// A YAML body within the body limit whose anchor is aliased 200 times
+// (1 MiB becomes 200 MiB of JSON; it was stored, 421 MB for 2 MiB) is
+// refused with the body limit's 413 before it is expanded, by create
+// and by server-side apply, with the heap bounded.
+func TestYAMLAliasExpansionIsBoundedByTheBodyLimit(t *testing.T) {
+	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
+	body := aliasBomb(1<<20, 200)
+	require.Less(t, len(body), 3<<20)
+	for _, req := range []struct{ method, path, contentType string }{
+		{"POST", cmCollection, "application/yaml"},
+		{"PATCH", cmCollection + "/bomb?fieldManager=m", "application/apply-patch+yaml"},
+	} {
+		heap := hostile.StartHeapSampler()
+		r, err := http.NewRequestWithContext(t.Context(), req.method, srv.URL()+req.path, strings.NewReader(body))
+		require.NoError(t, err)
+		r.Header.Set("Content-Type", req.contentType)
+		resp, err := http.DefaultClient.Do(r)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		_, growth := heap.Stop()
+		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "%s: %s", req.contentType, b)
+		assert.Less(t, growth, uint64(64<<20), "%s: heap grew by %d MiB", req.contentType, growth>>20)
+		t.Logf("alias bomb as %s: %d, heap growth %d MiB", req.contentType, resp.StatusCode, growth>>20)
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
+
+// An object past the store's bound (3 MiB of JSON, twice etcd's 1.5 MiB)
+// is refused with the real server's 500 (etcd's "request is too large"),
+// however it grew: merge patches of 1.1 MB each on a custom resource
+// (twenty of them built 50 MB, and the history kept every version).
+func TestObjectSizeIsBoundedAfterDecoding(t *testing.T) {
+	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
+	send := func(method, path, contentType, body string) (int, string) {
+		r, err := http.NewRequestWithContext(t.Context(), method, srv.URL()+path, strings.NewReader(body))
+		require.NoError(t, err)
+		r.Header.Set("Content-Type", contentType)
+		resp, err := http.DefaultClient.Do(r)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return resp.StatusCode, string(b)
+	}
+	code, body := send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", widgetCRD)
+	require.Equal(t, http.StatusCreated, code, body)
+	widgets := "/apis/example.com/v1/namespaces/default/widgets"
+	require.Eventually(t, func() bool {
+		code, _ := send("POST", widgets, "application/json", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}`)
+		return code == http.StatusCreated
+	}, 10*time.Second, 20*time.Millisecond)
+	heap := hostile.StartHeapSampler()
+	var codes []int
+	for i := range 4 {
+		code, _ := send("PATCH", widgets+"/w", "application/merge-patch+json", fmt.Sprintf(`{"spec":{"f%d":"%s"}}`, i, strings.Repeat("x", 1_100_000)))
+		codes = append(codes, code)
+	}
+	_, growth := heap.Stop()
+	assert.Equal(t, []int{200, 200, 500, 500}, codes, "2.2 MB fit, 3.3 MB do not")
+	_, body = send("PATCH", widgets+"/w", "application/merge-patch+json", `{"spec":{"more":"`+strings.Repeat("x", 1_000_000)+`"}}`)
+	assert.Contains(t, body, `"message":"etcdserver: request is too large"`)
+	assert.Less(t, growth, uint64(256<<20), "heap grew by %d MiB", growth>>20)
+	t.Logf("4 merge patches of 1.1 MB: %v, heap growth %d MiB", codes, growth>>20)
+	http.DefaultClient.CloseIdleConnections()
+}

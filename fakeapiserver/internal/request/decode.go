@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+	goyaml "sigs.k8s.io/yaml/goyaml.v2"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
@@ -49,19 +50,82 @@ func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 
 // ToJSON converts a body to JSON: YAML converted, protobuf decoded (see
 // ProtobufToJSON: kind is the kind the handler reads, custom whether the
-// resource is a custom one), JSON passed through.
-func ToJSON(data []byte, mediaType, kind string, custom bool) ([]byte, error) {
+// resource is a custom one), JSON passed through. limit, the body limit,
+// bounds the JSON of a YAML body as well: an anchor aliased many times
+// makes a small YAML body expand without end, so the expansion is
+// measured before it is written and refused with 413 past the limit.
+func ToJSON(data []byte, mediaType, kind string, custom bool, limit int64) ([]byte, error) {
 	if mediaType == MediaProtobuf {
 		return ProtobufToJSON(data, kind, custom)
 	}
 	if mediaType != MediaYAML {
 		return data, nil
 	}
+	return YAMLToJSON(data, limit)
+}
+
+// YAMLToJSON converts one YAML document to JSON, refusing with 413 (the
+// body limit's answer) one whose JSON would be larger than limit.
+func YAMLToJSON(data []byte, limit int64) ([]byte, error) {
+	if err := CheckYAMLExpansion(data, limit); err != nil {
+		return nil, err
+	}
 	j, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, apistatus.BadRequest(fmt.Sprintf("error converting YAML to JSON: %v", err))
 	}
+	if int64(len(j)) > limit {
+		return nil, apistatus.TooLarge(limit)
+	}
 	return j, nil
+}
+
+// CheckYAMLExpansion returns the body limit's 413 when the YAML document
+// data would be larger than limit once converted to JSON (its aliases
+// expanded), and nil otherwise, a document that does not parse included:
+// the caller's own conversion reports that in its words.
+func CheckYAMLExpansion(data []byte, limit int64) error {
+	var tree any
+	if err := goyaml.Unmarshal(data, &tree); err != nil {
+		return nil
+	}
+	if expandedSize(tree, limit) > limit {
+		return apistatus.TooLarge(limit)
+	}
+	return nil
+}
+
+// expandedSize returns at least the length of v's JSON encoding (strings
+// count without their escapes), counting an aliased value once for every
+// place it appears; it stops counting once past limit. Aliases share their
+// decoded value, so the walk costs the nodes, not the bytes.
+func expandedSize(v any, limit int64) int64 {
+	var n int64
+	var walk func(v any)
+	walk = func(v any) {
+		if n > limit {
+			return
+		}
+		switch x := v.(type) {
+		case string:
+			n += int64(len(x)) + 2
+		case []any:
+			n += 2 + int64(len(x))
+			for _, e := range x {
+				walk(e)
+			}
+		case map[any]any:
+			n += 2 + int64(len(x))
+			for k, e := range x {
+				walk(fmt.Sprint(k))
+				walk(e)
+			}
+		default:
+			n += 5 // a number, true, false or null
+		}
+	}
+	walk(v)
+	return n
 }
 
 // DecodeObject decodes a create or update body for resource res served at

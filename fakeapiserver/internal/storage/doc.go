@@ -17,6 +17,9 @@
 //   - storage.go: Store — reads now or at an older resourceVersion,
 //     Commit (compare-and-swap against the state a write was computed
 //     from), compaction and the history limit, WaitFor, DropTable.
+//   - limits.go: the bytes bounds — MaxObjectBytes (etcd's request
+//     limit; ErrTooLarge past it) and the history bounded in bytes as
+//     well as in changes (SetHistoryBytes, DefaultHistoryBytes).
 //   - object.go: Object, how one version of an object is held: its JSON
 //     split so the same bytes serve an object, a list item and every
 //     served version; Assemble builds one, CloneMeta copies metadata.

@@ -62,6 +62,10 @@ type Store struct {
 	// now stamps each change (the server's clock).
 	now          func() time.Time
 	historyLimit int
+	// historyBytes bounds logBytes, the bytes of the objects of the
+	// changes in log (limits.go); negative: no bound.
+	historyBytes int64
+	logBytes     int64
 
 	// mu guards every field below. Writes hold it only to check the
 	// precondition, encode the new resourceVersion and publish.
@@ -91,6 +95,7 @@ func New(now func() time.Time, historyLimit int) *Store {
 	return &Store{
 		now:          now,
 		historyLimit: historyLimit,
+		historyBytes: DefaultHistoryBytes,
 		tables:       map[string]*table{},
 		watchers:     map[string]map[*Watcher]struct{}{},
 		tick:         make(chan struct{}),
@@ -173,6 +178,10 @@ func (s *Store) Commit(table, key string, typ watch.EventType, expect *Object, b
 		s.mu.Unlock()
 		return nil, err
 	}
+	if typ != watch.Deleted && obj != nil && len(obj.Body) > MaxObjectBytes {
+		s.mu.Unlock()
+		return nil, ErrTooLarge()
+	}
 	if typ == watch.Deleted {
 		t.cur = t.cur.Delete(key)
 	} else {
@@ -182,6 +191,7 @@ func (s *Store) Commit(table, key string, typ watch.EventType, expect *Object, b
 	t.versions = append(t.versions, tableVersion{rv: rv, m: t.cur})
 	c := &Change{RV: rv, table: table, Typ: typ, Obj: obj, Prev: prev, at: s.now()}
 	s.log = append(s.log, c)
+	s.logBytes += changeBytes(c)
 	killed := s.dispatchLocked(c)
 	s.trimLocked()
 	close(s.tick)
@@ -221,6 +231,7 @@ func (s *Store) trimLocked() {
 	case len(s.log) > s.historyLimit:
 		s.compactLocked(s.log[len(s.log)-s.historyLimit-1].RV)
 	}
+	s.trimBytesLocked()
 }
 
 // Compact forgets everything older than rv (at most the current
@@ -238,6 +249,9 @@ func (s *Store) compactLocked(rv int64) {
 	}
 	s.compacted = rv
 	n := sort.Search(len(s.log), func(i int) bool { return s.log[i].RV > rv })
+	for _, c := range s.log[:n] {
+		s.logBytes -= changeBytes(c)
+	}
 	clear(s.log[:n])
 	s.log = s.log[n:]
 	for _, t := range s.tables {
