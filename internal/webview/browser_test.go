@@ -39,6 +39,7 @@ func TestPageInChromium(t *testing.T) {
 	require.Equal(t, 30, want)
 	b.await(e.ctx, fmt.Sprintf("a store count of %d", want), fmt.Sprintf(`document.querySelector("#store-count").textContent === "%d"`, want))
 	b.await(e.ctx, "the table's rows", fmt.Sprintf(`document.querySelectorAll("#objects tbody tr").length === %d`, want))
+	b.await(e.ctx, "how fresh the store is", `document.querySelector("#store-fresh").textContent.startsWith("heard from the server ") && !document.querySelector("#store-fresh").textContent.endsWith("—")`)
 	b.await(e.ctx, "the handler", `document.querySelector('#handler-table tr[data-handler="configmaps/count"] td:nth-child(2)').textContent === "yes"`)
 	if *screenshots != "" {
 		b.screenshot(e.ctx, filepath.Join(*screenshots, "watching.png"))

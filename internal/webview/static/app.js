@@ -264,6 +264,9 @@ function drawStore(s) {
   synced.textContent = s.synced ? "synced" : "not synced";
   synced.className = s.synced ? "yes" : "no";
   $("#store-rv").textContent = s.lastSync || "—";
+  // How stale: the last word from the server that moved the resume point.
+  const heard = view.points.findLast((p) => p.kind === "event" || p.kind === "bookmark" || p.kind === "replace");
+  $("#store-fresh").textContent = heard ? "heard from the server " + ago(view.elapsed - heard.at) : "heard from the server —";
   const now = performance.now();
   for (const k of s.changed || []) { view.changed.set(k, now); view.tableDirty = true; }
   if (s.count !== view.storeCount) { view.storeCount = s.count; view.tableDirty = true; }
@@ -321,6 +324,10 @@ function drawHandlers(hs) {
     return tr;
   });
   body.replaceChildren(...rows);
+}
+
+function ago(v) {
+  return v < 1000 ? "under a second ago" : (v / 1000).toFixed(1) + "s ago";
 }
 
 function fmtMs(v) {
