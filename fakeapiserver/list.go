@@ -299,8 +299,10 @@ type listOut interface {
 // as the real server sends big lists), so a list of any size costs one
 // copy of each stored object and no growing buffer.
 func (s *Server) writeList(w http.ResponseWriter, n request.Negotiation, res *registry.Resource, version string, page listResult) {
-	// A protobuf list is assembled and converted whole.
-	if n.Protobuf || n.Format == request.FormatYAML || n.Pretty || listItemsSize(page, n.Format) < streamListMin {
+	if n.Protobuf && s.writeProtobufList(w, n, res, version, page) {
+		return
+	}
+	if n.Format == request.FormatYAML || n.Pretty || listItemsSize(page, n.Format) < streamListMin {
 		request.WriteBody(w, n, http.StatusOK, s.encodeList(res, version, n.Format, page))
 		return
 	}

@@ -29,6 +29,18 @@ import (
 	"github.com/kubecache/kubecache/watch"
 )
 
+// listPods is the number of pods a LIST load test uses:
+// KUBECACHE_LIST_PODS, or def.
+func listPods(tb testing.TB, def int) int {
+	v := os.Getenv("KUBECACHE_LIST_PODS")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(tb, err, "KUBECACHE_LIST_PODS")
+	return n
+}
+
 // TestLoadListVsReplay checks LIST speed: a full, unpaged LIST of
 // 100,000 pods from the fake server in under twice the time the peerbench
 // replay server (which only copies pre-encoded bytes) takes to send the
@@ -42,12 +54,7 @@ import (
 // -timeout 20m. Each LIST is read to io.Discard by a plain HTTP client; the
 // rounds alternate between the servers.
 func TestLoadListVsReplay(t *testing.T) {
-	pods := 100_000
-	if v := os.Getenv("KUBECACHE_LIST_PODS"); v != "" {
-		n, err := strconv.Atoi(v)
-		require.NoError(t, err, "KUBECACHE_LIST_PODS")
-		pods = n
-	}
+	pods := listPods(t, 100_000)
 	bin := os.Getenv("KUBECACHE_REPLAYSERVER")
 	if bin == "" {
 		bin = "/tmp/peerbench/bin/replayserver"

@@ -45,8 +45,14 @@ func TestProtobufCreateGetListDelete(t *testing.T) {
 	pb := c.get(cmPath+"/a", "Accept", mediaProtobuf)
 	assert.Equal(t, strings.TrimSpace(string(js.body)), decodeProtobuf(t, pb))
 
-	list := c.get(cmPath, "Accept", mediaProtobuf)
-	assert.Contains(t, decodeProtobuf(t, list), `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":`)
+	c.mustCreate(cmPath, `{"metadata":{"name":"b"},"binaryData":{"x":"AAE="}}`)
+	for _, q := range []string{"", "?limit=1"} {
+		list := c.get(cmPath+q, "Accept", mediaProtobuf)
+		jsList := c.get(cmPath+q, "Accept", "application/json")
+		assert.Equal(t, strings.TrimSpace(string(jsList.body)), decodeProtobuf(t, list), "list%s", q)
+		// Twice: the second answer comes from the cached item encodings.
+		assert.Equal(t, list.body, c.get(cmPath+q, "Accept", mediaProtobuf).body)
+	}
 
 	meta := c.get(cmPath, "Accept", mediaProtobuf+";as=PartialObjectMetadataList;g=meta.k8s.io;v=v1")
 	assert.Contains(t, decodeProtobuf(t, meta), `"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1"`)

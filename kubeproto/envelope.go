@@ -114,15 +114,43 @@ func encodeValue(apiVersion, kind string, v *jsonValue, n int) ([]byte, error) {
 // AppendEnvelope appends Magic and the runtime.Unknown wrapping message
 // (the object's bare message) to dst.
 func AppendEnvelope(dst []byte, apiVersion, kind string, message []byte) []byte {
+	dst = AppendEnvelopeHeader(dst, apiVersion, kind, len(message))
+	dst = append(dst, message...)
+	return AppendEnvelopeTrailer(dst)
+}
+
+// AppendEnvelopeHeader appends what comes before the object's message in
+// a body: Magic, the envelope's typeMeta and the tag and length of raw,
+// for a message of messageLen bytes. With AppendEnvelopeTrailer after the
+// message it is AppendEnvelope, for a message written in pieces (a list
+// streamed item by item, see AppendListItem).
+func AppendEnvelopeHeader(dst []byte, apiVersion, kind string, messageLen int) []byte {
 	tmLen := 2 + varintLen(uint64(len(apiVersion))) + len(apiVersion) + varintLen(uint64(len(kind))) + len(kind)
 	dst = append(dst, Magic...)
 	dst = appendTag(dst, 1, wireBytes)
 	dst = appendVarint(dst, uint64(tmLen))
 	dst = appendStringField(dst, 1, apiVersion)
 	dst = appendStringField(dst, 2, kind)
-	dst = appendBytesField(dst, 2, message)
-	return append(dst, 0x1a, 0, 0x22, 0) // contentEncoding, contentType: empty
+	dst = appendTag(dst, 2, wireBytes)
+	return appendVarint(dst, uint64(messageLen))
 }
+
+// AppendEnvelopeTrailer appends the envelope's fields after raw: empty
+// contentEncoding and contentType, as a real server writes them.
+func AppendEnvelopeTrailer(dst []byte) []byte {
+	return append(dst, 0x1a, 0, 0x22, 0)
+}
+
+// AppendListItem appends item (an object's bare message) as an element of
+// a list message's items (field 2); a list message is its metadata
+// (field 1) followed by its items.
+func AppendListItem(dst, item []byte) []byte {
+	return appendBytesField(dst, 2, item)
+}
+
+// ListItemSize is how many bytes AppendListItem adds for an item of n
+// bytes.
+func ListItemSize(n int) int { return 1 + varintLen(uint64(n)) + n }
 
 // Envelope is a decoded runtime.Unknown.
 type Envelope struct {

@@ -89,13 +89,10 @@ func objName(obj any) string {
 	return fmt.Sprintf("%T", obj)
 }
 
-// typedClient is a clientset as a client-go user configures it for a
-// JSON-only server: protobuf is still asked first in Accept, request bodies
-// are JSON.
+// typedClient is a clientset with client-go's default rest.Config:
+// protobuf request bodies, protobuf asked first in Accept.
 func typedClient(t *testing.T) *kubernetes.Clientset {
 	cfg := target.Get(t).RESTConfig(t)
-	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	cfg.ContentType = "application/json"
 	cs, err := kubernetes.NewForConfig(cfg)
 	require.NoError(t, err)
 	return cs
@@ -122,8 +119,8 @@ func seed(t *testing.T, cs kubernetes.Interface, ns string) {
 	require.NoError(t, err)
 }
 
-// TestTypedInformer runs a typed shared informer (protobuf asked first,
-// JSON bodies), with streaming lists on and off.
+// TestTypedInformer runs a typed shared informer with client-go's default
+// configuration (protobuf both ways), with streaming lists on and off.
 func TestTypedInformer(t *testing.T) {
 	withWatchList(t, func(t *testing.T) {
 		tgt := target.Get(t)

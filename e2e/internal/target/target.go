@@ -238,10 +238,8 @@ func (t *Target) restConfig() (*clientrest.Config, error) {
 		return nil, fmt.Errorf("kubeconfig %s: %w", t.KubeconfigPath, err)
 	}
 	cfg.QPS = -1 // no client-side throttling in tests
-	// JSON request bodies: the fake server does not read protobuf, which
-	// typed clients send by default (docs/api-semantics.md, "What client-go
-	// sends").
-	cfg.ContentType = "application/json"
+	// Otherwise client-go's defaults: typed clients send protobuf bodies
+	// and ask for protobuf first, from both targets.
 	return cfg, nil
 }
 

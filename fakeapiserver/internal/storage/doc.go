@@ -23,6 +23,8 @@
 //   - object.go: Object, how one version of an object is held: its JSON
 //     split so the same bytes serve an object, a list item and every
 //     served version; Assemble builds one, CloneMeta copies metadata.
+//   - encodings.go: Object.Encoded, a version's other encodings (its
+//     protobuf message), built once and kept with it.
 //   - fanout.go: Watcher and Register — the fan-out that hands each
 //     committed Change to every watcher of its table without blocking,
 //     dropping a watcher whose bounded queue is full. A Change caches its

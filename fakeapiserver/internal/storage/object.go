@@ -31,6 +31,8 @@ type Object struct {
 	// metadata.name and metadata.namespace).
 	Fields map[string]string
 	RV     int64
+	// encodings caches this version's other encodings (see Encoded).
+	encodings *versionEncodings
 }
 
 const metadataPrefix = `"metadata":`
@@ -67,6 +69,7 @@ func Assemble(kind, apiVersion string, m *meta.ObjectMeta, restJSON []byte, fiel
 		MetaEnd:    metaEnd,
 		Fields:     fields,
 		RV:         rv,
+		encodings:  &versionEncodings{},
 	}, nil
 }
 
@@ -129,7 +132,7 @@ func (o *Object) WithResourceVersion(rv int64) (*Object, error) {
 	metaEnd := len(body)
 	body = append(body, rest...)
 	c := *o
-	c.Meta, c.Body, c.MetaEnd, c.RV = m, body, metaEnd, rv
+	c.Meta, c.Body, c.MetaEnd, c.RV, c.encodings = m, body, metaEnd, rv, &versionEncodings{}
 	return &c, nil
 }
 
