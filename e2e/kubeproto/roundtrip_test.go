@@ -1,9 +1,3 @@
-// Package kubeproto checks kubecache's protobuf codec against the
-// Kubernetes API's own Go types: for every kind in the codec's table, an
-// object filled by reflection is encoded by the generated gogo marshaler
-// and by encoding/json, and the codec must turn each form into exactly the
-// other. With -update it writes those bytes as the fixtures the main
-// module's spec tests read (kubeproto/testdata/fixtures).
 package kubeproto
 
 import (

@@ -15,4 +15,6 @@
 //     rendered as the real server renders field errors, its constructors
 //     (FieldRequired, FieldInvalid, ...) and Invalid, the 422 that lists
 //     them.
+//   - timeout.go: RequestTimedOut, the 504 for a request that did not
+//     finish within its deadline.
 package apistatus

@@ -1,15 +1,3 @@
-// Package jsonv is an ordered JSON document model for the fake API server.
-//
-// The server stores objects schema-less, as JSON, and must edit them (set
-// metadata, apply patches, swap .status) without reordering their fields or
-// rewriting their numbers. encoding/json's map[string]any does both, so this
-// package keeps objects as ordered member lists and numbers as their literal
-// text.
-//
-// Files: value.go (the model and its accessors; Equal in linear time),
-// parse.go (a strict parser with a depth limit, reporting duplicate keys,
-// found through a hash in large objects), encode.go (compact encoding with
-// the same string escaping as encoding/json, and EncodedSize).
 package jsonv
 
 // Kind is the JSON type of a Value.

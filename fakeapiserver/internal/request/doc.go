@@ -24,4 +24,8 @@
 //   - decode.go: request bodies: ReadBody, ToJSON (YAML in),
 //     DecodeObject and DecodePatched (the body as the kind's Go type would
 //     decode it, checked by internal/validation).
+//   - protobuf.go: protobuf request bodies (ProtobufToJSON, IsProtobuf):
+//     every built-in kind read through kubeproto, custom resources refused.
+//   - deleteoptions.go: DeleteOptions, the body (or query parameters) of a
+//     DELETE.
 package request

@@ -30,4 +30,6 @@
 //     dropping a watcher whose bounded queue is full. A Change caches its
 //     object encoded once per Encoding, an interface the watch handler
 //     supplies, so storage does no wire encoding of its own.
+//   - members.go: FindMember and ReplaceMember, edits of an object's
+//     top-level members.
 package storage
