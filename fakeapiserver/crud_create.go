@@ -148,6 +148,9 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
 	rest := initialStatus(res, in.Rest)
+	if errs := validation.CustomValues(res, rest, nil); len(errs) > 0 {
+		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
+	}
 	if hook := s.ctrl.CreateHook(res); hook != nil {
 		var err error
 		if rest, err = hook(ctx, m, rest); err != nil {

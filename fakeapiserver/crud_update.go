@@ -182,6 +182,9 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 			m.Generation = old.Generation + 1
 		}
 	}
+	if errs := validation.CustomValues(res, rest, oldRest); len(errs) > 0 {
+		return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
+	}
 	if hook := s.ctrl.UpdateHook(res); hook != nil {
 		if rest, err = hook(ctx, m, rest); err != nil {
 			return nil, err

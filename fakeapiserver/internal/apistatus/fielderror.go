@@ -12,6 +12,14 @@ import (
 // limit.
 const CauseFieldValueTooLong meta.CauseType = "FieldValueTooLong"
 
+// CauseFieldValueTooMany is the cause type of a list or map over its
+// item limit.
+const CauseFieldValueTooMany meta.CauseType = "FieldValueTooMany"
+
+// CauseFieldValueTypeInvalid is the cause type of a value of the wrong
+// type (a custom resource's schema validator's words).
+const CauseFieldValueTypeInvalid meta.CauseType = "FieldValueTypeInvalid"
+
 // FieldError is one field-level validation failure, formatted as the real
 // server formats field.Error.
 type FieldError struct {
@@ -30,7 +38,7 @@ func (e FieldError) body() string {
 		s = "Required value"
 	case meta.CauseFieldValueForbidden:
 		s = "Forbidden"
-	case meta.CauseFieldValueInvalid:
+	case meta.CauseFieldValueInvalid, CauseFieldValueTypeInvalid:
 		s = "Invalid value"
 	case meta.CauseFieldValueNotSupported:
 		s = "Unsupported value"
@@ -40,6 +48,8 @@ func (e FieldError) body() string {
 		s = "Not found"
 	case CauseFieldValueTooLong:
 		s = "Too long"
+	case CauseFieldValueTooMany:
+		s = "Too many"
 	default:
 		s = string(e.Type)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/structural"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -248,6 +249,9 @@ func (s *Controllers) crdResources(obj *storage.Object) []*registry.Resource {
 			if schema, err := openapi.FromJSONSchema(v.Schema.OpenAPIV3Schema); err == nil {
 				r.CustomSchema = schema
 				r.OpenAPISchema = v.Schema.OpenAPIV3Schema
+			}
+			if st, err := structural.Parse(v.Schema.OpenAPIV3Schema); err == nil {
+				r.Structural = st
 			}
 		}
 		if len(v.SelectableFields) > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/structural"
 
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
 )
@@ -65,6 +66,9 @@ type Resource struct {
 	// OpenAPISchema is a custom resource's openAPIV3Schema as its CRD
 	// declares it (JSON), which /openapi/v3 and /openapi/v2 publish.
 	OpenAPISchema []byte
+	// Structural is the same schema with every keyword the server
+	// enforces (defaults, value validations, list types), nil for none.
+	Structural *structural.Schema
 	// NoWatchCache marks resources the real server serves straight from
 	// etcd (core events): compaction is visible at once.
 	NoWatchCache bool

@@ -207,7 +207,7 @@ func DecodeObject(reg *registry.Registry, res *registry.Resource, version string
 	var customErrs []apistatus.FieldError
 	if res.Custom && res.CustomSchema != nil {
 		var unknown []string
-		in.Rest, unknown, customErrs = validation.CheckCustom(in.Rest, res.CustomSchema)
+		in.Rest, unknown, customErrs = validation.CheckCustom(in.Rest, res)
 		walk.Fields = append(walk.Fields, unknown...)
 	}
 	switch directive {

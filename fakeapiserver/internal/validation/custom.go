@@ -7,6 +7,8 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/structural"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -16,9 +18,10 @@ import (
 // fields: Warning headers, or the error under fieldValidation=Strict), and
 // every value of the wrong JSON type is a 422 naming the field, in the
 // schema validator's words. A null is kept where the schema says nullable
-// and dropped elsewhere. Formats, enums, patterns,
-// bounds, required fields and CEL rules are not checked
-// (docs/fidelity.md, "Validation").
+// and dropped elsewhere. Defaults are set after pruning; the value
+// keywords (formats, enums, patterns, bounds, required fields, list
+// types) are checked by CustomValues once the old object is known, so
+// that an update may keep an unchanged invalid value.
 
 // customWalk is one walk of a custom resource against its schema.
 type customWalk struct {
@@ -110,8 +113,13 @@ func (w *customWalk) value(v jsonv.Value, s *openapi.Schema, path string) jsonv.
 
 // typeError records a value of JSON type got where want was declared.
 func (w *customWalk) typeError(path, got, want string) {
-	w.errs = append(w.errs, apistatus.FieldInvalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, want, got)))
+	e := apistatus.FieldInvalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, want, got))
+	e.Type = causeTypeInvalid
+	w.errs = append(w.errs, e)
 }
+
+// causeTypeInvalid is the cause type of a value of the wrong JSON type.
+const causeTypeInvalid meta.CauseType = "FieldValueTypeInvalid"
 
 // jsonSchemaType names v's type as the schema validator does: a number
 // that is a whole int64 is an "integer".
@@ -126,10 +134,25 @@ func jsonSchemaType(v jsonv.Value) string {
 
 // CheckCustom prunes and type-checks a custom resource's top-level members
 // (all but kind, apiVersion and metadata) against its CRD's structural
-// schema. It returns the members kept, the unknown fields it dropped (for
+// schema, then sets the schema's defaults, as the real server's decoder
+// does. It returns the members kept, the unknown fields it dropped (for
 // fieldValidation) and the type errors (a 422).
-func CheckCustom(rest []jsonv.Member, schema *openapi.Schema) ([]jsonv.Member, []string, []apistatus.FieldError) {
+func CheckCustom(rest []jsonv.Member, res *registry.Resource) ([]jsonv.Member, []string, []apistatus.FieldError) {
 	cw := &customWalk{}
-	kept := cw.members(rest, schema, "")
+	kept := cw.members(rest, res.CustomSchema, "")
+	if len(cw.errs) == 0 && res.Structural != nil {
+		kept = structural.DefaultMembers(kept, res.Structural)
+	}
 	return kept, cw.fields, cw.errs
+}
+
+// CustomValues checks a custom resource's values against its schema's
+// keywords and list types (structural.Validate): old holds the stored
+// object's members on update (nil on create), whose unchanged values are
+// not checked again.
+func CustomValues(res *registry.Resource, rest, old []jsonv.Member) []apistatus.FieldError {
+	if !res.Custom || res.Structural == nil {
+		return nil
+	}
+	return structural.Validate(rest, old, res.Structural)
 }

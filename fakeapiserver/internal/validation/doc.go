@@ -17,5 +17,6 @@
 //     fit, unknown and duplicate fields, as the Go decoder reports them.
 //   - quantity.go: resource quantities ("100m", "1Gi").
 //   - custom.go: CheckCustom, a custom resource's body against its CRD's
-//     structural schema (pruning unknown fields, type errors).
+//     structural schema (pruning unknown fields, type errors, defaults),
+//     and CustomValues, its value keywords (internal/structural).
 package validation
