@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/clock"
+	"github.com/kubecache/kubecache/watch"
 )
 
 // deadline bounds one watch — the request and then its stream — on the
@@ -54,6 +55,30 @@ func (r *Reflector[T]) startDeadline(ctx context.Context, d time.Duration) (cont
 		}
 	}()
 	return wctx, dl
+}
+
+// openWatch starts a deadline d from now and opens a watch with opts under
+// it. If the watch does not open it returns a nil watch and why: stopped
+// when ctx ended, the request's error otherwise, made into an outcome by
+// unanswered when the deadline expired before any answer came.
+func (r *Reflector[T]) openWatch(ctx context.Context, d time.Duration, opts ListOptions, known Known[T], unanswered func(error) outcome) (watch.Interface[T], *deadline, outcome) {
+	wctx, dl := r.startDeadline(ctx, d)
+	w, err := r.lw.Watch(wctx, opts, known)
+	if ctx.Err() == nil && err == nil {
+		return w, dl, outcome{}
+	}
+	if w != nil {
+		w.Stop()
+	}
+	expired := dl.hasExpired()
+	dl.end()
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, outcome{stopped: true}
+	case expired:
+		return nil, nil, unanswered(err)
+	}
+	return nil, nil, outcome{err: err}
 }
 
 // extend moves the deadline to d from now, unless it has expired. The new

@@ -112,7 +112,7 @@
 //	list.go                 the Listing step and the replace buffer
 //	streaming_list.go       the StreamingList step
 //	watch.go                the Watching step: events into the store
-//	deadline.go             the clock-bound deadline of each watch request and stream
+//	deadline.go             the clock-bound deadline of each watch request and stream; openWatch
 //	resync.go               the resync timer
 //	error_policy.go         the error policy: Classify, Error, the protocol errors
 //	error_policy_client.go  what the policy reads from rest's errors (Status, Retry-After, bounds)

@@ -23,28 +23,18 @@ func (r *Reflector[T]) streamingList(ctx context.Context, s StreamingList) outco
 		TimeoutSeconds:       r.watchTimeout(),
 	}
 	r.trace(WatchRequested{Options: opts})
-	wctx, dl := r.startDeadline(ctx, r.opts.InitialEventsTimeout)
 	// Before anything was synced there is nothing to reuse: do not peek.
 	var known Known[T]
 	if r.m.lastSync != "" {
 		known = r.known
 	}
-	w, err := r.lw.Watch(wctx, opts, known)
-	if ctx.Err() != nil || err != nil {
-		if w != nil {
-			w.Stop()
-		}
-		expired := dl.hasExpired()
-		dl.end()
-		switch {
-		case ctx.Err() != nil:
-			return outcome{stopped: true}
-		case expired:
-			// A request that never got an answer: as a stream that
-			// never finished, give up on streaming.
-			return outcome{err: fmt.Errorf("%w (no answer to the request): %w", ErrInitialEventsTimeout, err), opened: true}
-		}
-		return outcome{err: err}
+	w, dl, failed := r.openWatch(ctx, r.opts.InitialEventsTimeout, opts, known, func(err error) outcome {
+		// A request that never got an answer: as a stream that never
+		// finished, give up on streaming.
+		return outcome{err: fmt.Errorf("%w (no answer to the request): %w", ErrInitialEventsTimeout, err), opened: true}
+	})
+	if w == nil {
+		return failed
 	}
 	start := r.clock.Now()
 	handedOff := false

@@ -28,25 +28,14 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 	if w == nil {
 		opts := ListOptions{ResourceVersion: s.ResourceVersion, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()}
 		r.trace(WatchRequested{Options: opts})
-		var wctx context.Context
-		wctx, dl = r.startDeadline(ctx, watchDeadline(opts.TimeoutSeconds))
-		var err error
 		// No Known: every event of a watch from a resourceVersion is a
 		// change, so there is never an unchanged object to reuse.
-		w, err = r.lw.Watch(wctx, opts, nil)
-		if ctx.Err() != nil || err != nil {
-			if w != nil {
-				w.Stop()
-			}
-			expired := dl.hasExpired()
-			dl.end()
-			switch {
-			case ctx.Err() != nil:
-				return outcome{stopped: true}
-			case expired:
-				return outcome{err: fmt.Errorf("%w: %w", errNoAnswer, err)}
-			}
-			return outcome{err: err}
+		var failed outcome
+		w, dl, failed = r.openWatch(ctx, watchDeadline(opts.TimeoutSeconds), opts, nil, func(err error) outcome {
+			return outcome{err: fmt.Errorf("%w: %w", errNoAnswer, err)}
+		})
+		if w == nil {
+			return failed
 		}
 	}
 	defer dl.end()
