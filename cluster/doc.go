@@ -16,4 +16,6 @@
 //	cluster.go Cluster, Options, Start
 //	clock.go   the server's clock seen as the controllers' clock
 //	await.go   Await, AwaitNamed and Watch: a test's own informer, to wait on conditions
+//
+// bench_test.go has BenchmarkRollout: nodes, Deployments and pods at scale.
 package cluster

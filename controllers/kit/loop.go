@@ -17,6 +17,11 @@ import (
 // drops it until the key's next change (the real controllers' figure).
 const MaxRetries = 15
 
+// conflictRecheck is when a key whose reconcile lost a race (409
+// Conflict, AlreadyExists) is looked at again if no event brought it back
+// sooner.
+const conflictRecheck = time.Second
+
 // Loop drains a work queue of keys into a reconcile function: the shape of
 // every controller. Handlers registered with Watch only add keys; Run's
 // workers take one key at a time, so a key is never reconciled by two
@@ -63,6 +68,10 @@ func (l *Loop) AddAfter(key string, d time.Duration) {
 	}
 	l.delays.add(key, d)
 }
+
+// Retry queues key again after the work queue's backoff (wall clock),
+// for work a reconcile handed to a goroutine of its own that failed.
+func (l *Loop) Retry(key string) { l.queue.AddRateLimited(key) }
 
 // Logger returns the Loop's logger.
 func (l *Loop) Logger() *slog.Logger { return l.log }
@@ -146,12 +155,15 @@ func (l *Loop) processOne(ctx context.Context, key string) {
 	case err == nil:
 		l.queue.Forget(key)
 	case ctx.Err() != nil:
+	case rest.IsConflict(err) || rest.IsAlreadyExists(err):
+		// The cache is behind the server: the newer object's event is on
+		// its way and queues the key again. The delayed add is a safety
+		// net, not the retry: a conflict is no failure to back off from.
+		l.log.Debug("reconcile raced with another writer; the next event retries it", "key", key, "err", err)
+		l.queue.Forget(key)
+		l.queue.AddAfter(key, conflictRecheck)
 	case l.queue.NumRequeues(key) < MaxRetries:
-		if rest.IsConflict(err) || rest.IsAlreadyExists(err) {
-			l.log.Debug("reconcile raced with another writer; retrying", "key", key, "err", err)
-		} else {
-			l.log.Info("reconcile failed; retrying", "key", key, "err", err)
-		}
+		l.log.Info("reconcile failed; retrying", "key", key, "err", err)
 		l.queue.AddRateLimited(key)
 	default:
 		l.log.Warn("reconcile failed; dropping the key until it changes", "key", key, "err", err)

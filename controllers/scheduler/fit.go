@@ -1,14 +1,10 @@
 package scheduler
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 
-	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/controllers/api"
-	"github.com/kubecache/kubecache/informer"
 )
 
 // The filter failures, worded as kube-scheduler's plugins word them.
@@ -35,14 +31,34 @@ const (
 	defaultMemoryMilli = 200 * 1024 * 1024 * 1000
 )
 
-func (n *nodeInfo) add(p *api.Pod) {
-	for k, v := range api.PodRequests(p) {
+// podCost is what a pod takes on a node: its requests, and the cpu and
+// memory the scorer counts for it.
+type podCost struct {
+	requests               map[string]int64
+	nonZeroCPU, nonZeroMem int64
+}
+
+func costOf(p *api.Pod) *podCost {
+	cpu, mem := nonZeroRequests(p)
+	return &podCost{requests: api.PodRequests(p), nonZeroCPU: cpu, nonZeroMem: mem}
+}
+
+func (n *nodeInfo) add(c *podCost) {
+	for k, v := range c.requests {
 		n.requested[k] += v
 	}
-	cpu, mem := nonZeroRequests(p)
-	n.nonZero["cpu"] += cpu
-	n.nonZero["memory"] += mem
+	n.nonZero["cpu"] += c.nonZeroCPU
+	n.nonZero["memory"] += c.nonZeroMem
 	n.pods++
+}
+
+func (n *nodeInfo) sub(c *podCost) {
+	for k, v := range c.requests {
+		n.requested[k] -= v
+	}
+	n.nonZero["cpu"] -= c.nonZeroCPU
+	n.nonZero["memory"] -= c.nonZeroMem
+	n.pods--
 }
 
 // nonZeroRequests returns p's cpu and memory requests with the scorer's
@@ -61,24 +77,6 @@ func nonZeroRequests(p *api.Pod) (cpu, mem int64) {
 		mem += v
 	}
 	return cpu, mem
-}
-
-// addNodeNameIndex indexes the shared pod informer by node.
-func addNodeNameIndex(pods *informer.Informer[*api.Pod]) error {
-	err := pods.Indexer().AddIndexers(cache.Indexers[*api.Pod]{
-		nodeNameIndex: func(p *api.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil },
-	})
-	if err != nil && !errors.Is(err, cache.ErrIndexExists) {
-		return fmt.Errorf("index pods by node: %w", err)
-	}
-	return nil
-}
-
-// PodsOn returns the pods the informer shows bound to node (the index
-// the scheduler adds to the shared pod informer).
-func PodsOn(pods *informer.Informer[*api.Pod], node string) []*api.Pod {
-	ps, _ := pods.Indexer().ByIndex(nodeNameIndex, node)
-	return ps
 }
 
 // fits returns why p cannot run on n, or nil if it can. Like the real

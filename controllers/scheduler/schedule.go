@@ -22,15 +22,12 @@ func (s *Scheduler) schedule(ctx context.Context, key string) error {
 	if err != nil || !isPending(pod) {
 		return nil
 	}
-	s.mu.Lock()
-	_, inFlight := s.assumed[key]
-	s.mu.Unlock()
-	if inFlight {
+	if s.usage.isAssumed(key) {
 		return nil // bound already; the informer has not shown it yet
 	}
 
 	infos := s.nodeInfos()
-	req := api.PodRequests(pod)
+	req := s.usage.costOfKey(key, pod).requests
 	reasons := map[string][]string{}
 	var best *nodeInfo
 	bestScore := -1
@@ -39,7 +36,7 @@ func (s *Scheduler) schedule(ctx context.Context, key string) error {
 			reasons[n.node.Name] = why
 			continue
 		}
-		if sc := score(pod, n); sc > bestScore || (sc == bestScore && n.node.Name < best.node.Name) {
+		if sc := s.score(pod, n); sc > bestScore || (sc == bestScore && n.node.Name < best.node.Name) {
 			best, bestScore = n, sc
 		}
 	}
@@ -49,37 +46,22 @@ func (s *Scheduler) schedule(ctx context.Context, key string) error {
 	return s.bind(ctx, key, pod, best.node.Name)
 }
 
-// nodeInfos returns every node with the requests of its pods, counting
-// the pods bound but not yet seen there.
+// nodeInfos returns every node with what it runs.
 func (s *Scheduler) nodeInfos() []*nodeInfo {
 	nodes := s.nodes.Lister().List(selector.Everything())
-	byName := make(map[string]*nodeInfo, len(nodes))
-	infos := make([]*nodeInfo, 0, len(nodes))
-	for _, n := range nodes {
-		ni := &nodeInfo{node: n, requested: map[string]int64{}, nonZero: map[string]int64{}}
-		for _, p := range PodsOn(s.pods, n.Name) {
-			if !api.IsPodTerminal(p) {
-				ni.add(p)
-			}
-		}
-		byName[n.Name] = ni
-		infos = append(infos, ni)
+	infos := make([]*nodeInfo, len(nodes))
+	for i, n := range nodes {
+		infos[i] = s.usage.on(n)
 	}
-	s.mu.Lock()
-	for _, p := range s.assumed {
-		if ni := byName[p.Spec.NodeName]; ni != nil {
-			ni.add(p)
-		}
-	}
-	s.mu.Unlock()
 	return infos
 }
 
 // score rates a node that fits: the share of its cpu and memory left
 // free after the pod (0–100 each, averaged), plus the weights of the
 // pod's preferred node affinity terms it matches.
-func score(p *api.Pod, n *nodeInfo) int {
-	cpu, mem := nonZeroRequests(p)
+func (s *Scheduler) score(p *api.Pod, n *nodeInfo) int {
+	c := s.usage.costOfKey(meta.Key(p), p)
+	cpu, mem := c.nonZeroCPU, c.nonZeroMem
 	free := func(name string, want int64) int {
 		alloc, _ := n.node.Status.Allocatable.Milli(name)
 		if alloc <= 0 {
@@ -99,28 +81,50 @@ func score(p *api.Pod, n *nodeInfo) int {
 	return sc
 }
 
-// bind assigns pod to node with a Binding, counting it there at once.
+// bind assigns pod to node: the pod counts on the node at once, and
+// the Binding is sent on a goroutine of its own, as kube-scheduler's
+// binding cycle runs beside its scheduling cycle, so one slow request
+// does not hold up the next decision. A failed bind forgets the node and
+// tries the pod again.
 func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, node string) error {
-	assumed := *pod
-	assumed.Spec.NodeName = node
+	s.usage.assume(key, pod, node)
 	s.mu.Lock()
-	s.assumed[key] = &assumed
 	delete(s.unschedulable, key)
 	s.mu.Unlock()
+	select {
+	case s.bindSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil
+	}
+	s.binds.Go(func() {
+		defer func() { <-s.bindSlots }()
+		if err := s.sendBinding(ctx, pod, node); err != nil {
+			s.usage.unassume(key)
+			if ctx.Err() == nil {
+				// A pod bound by someone else shows up bound and is not
+				// scheduled again; any other pod is tried anew.
+				s.loop.Logger().Info("bind failed; retrying", "pod", key, "node", node, "err", err)
+				s.loop.Retry(key)
+			}
+		}
+	})
+	return nil
+}
+
+// sendBinding posts pod's Binding to node and records the Scheduled
+// event. A pod gone meanwhile is no error.
+func (s *Scheduler) sendBinding(ctx context.Context, pod *api.Pod, node string) error {
 	binding := map[string]any{
 		"apiVersion": "v1", "kind": "Binding",
 		"metadata": map[string]any{"name": pod.Name, "namespace": pod.Namespace, "uid": pod.UID},
 		"target":   map[string]any{"kind": "Node", "name": node},
 	}
 	err := s.env.Client.Post().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("binding").Body(binding).Do(ctx).Error()
-	if err != nil {
-		s.mu.Lock()
-		delete(s.assumed, key)
-		s.mu.Unlock()
-		if rest.IsNotFound(err) || rest.IsConflict(err) {
-			return nil // gone, or bound by someone else: the informer will say
-		}
-		return fmt.Errorf("bind %s to %s: %w", key, node, err)
+	switch {
+	case rest.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("bind %s/%s to %s: %w", pod.Namespace, pod.Name, node, err)
 	}
 	s.env.Events.Eventf(kit.Source{Component: Name}, api.RefTo(&pod.ObjectMeta, "v1", "Pod"), api.EventNormal,
 		"Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)

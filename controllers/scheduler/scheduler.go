@@ -16,8 +16,8 @@ import (
 // equal to it are its, and it is the source of its events.
 const Name = "default-scheduler"
 
-// nodeNameIndex indexes pods by spec.nodeName.
-const nodeNameIndex = "kubecache.dev/node-name"
+// maxBindsInFlight bounds the Bindings sent at once.
+const maxBindsInFlight = 16
 
 // Options configure a Scheduler.
 type Options struct {
@@ -36,13 +36,19 @@ type Scheduler struct {
 	pods  *informer.Informer[*api.Pod]
 	nodes *informer.Informer[*api.Node]
 
-	// mu guards assumed and unschedulable.
+	// usage is what each node runs, kept from pod events.
+	usage *usage
+
+	// mu guards unschedulable.
 	mu sync.Mutex
-	// assumed maps a pod key to the node it was bound to, until the
-	// informer shows the pod there.
-	assumed map[string]*api.Pod
 	// unschedulable holds the pods that fit nowhere at their last try.
 	unschedulable map[string]bool
+
+	// binds are the Bindings in flight; Run waits for them. bindSlots
+	// bounds them: the scheduling loop waits for a free slot, so the
+	// requests never pile up faster than the server answers them.
+	binds     sync.WaitGroup
+	bindSlots chan struct{}
 }
 
 // New builds the scheduler on env's shared informers.
@@ -51,16 +57,13 @@ func New(env kit.Env, opts Options) (*Scheduler, error) {
 	if opts.RetryInterval == 0 {
 		opts.RetryInterval = 5 * time.Minute
 	}
-	s := &Scheduler{env: env, opts: opts, assumed: map[string]*api.Pod{}, unschedulable: map[string]bool{}}
+	s := &Scheduler{env: env, opts: opts, usage: newUsage(), unschedulable: map[string]bool{}, bindSlots: make(chan struct{}, maxBindsInFlight)}
 	s.loop = kit.NewLoop(env, Name, s.schedule)
 	var err error
 	if s.pods, err = kit.Pods(env); err != nil {
 		return nil, err
 	}
 	if s.nodes, err = kit.Nodes(env); err != nil {
-		return nil, err
-	}
-	if err := addNodeNameIndex(s.pods); err != nil {
 		return nil, err
 	}
 	err = kit.WatchWith(s.loop, s.pods, informer.HandlerFuncs[*api.Pod]{
@@ -78,9 +81,14 @@ func New(env kit.Env, opts Options) (*Scheduler, error) {
 	return s, nil
 }
 
-// Run schedules pods until ctx is cancelled. Pods are scheduled one at a
-// time, as kube-scheduler does, so each decision sees the last.
-func (s *Scheduler) Run(ctx context.Context) error { return s.loop.Run(ctx, 1) }
+// Run schedules pods until ctx is cancelled, and returns once the
+// Bindings in flight have ended. Pods are scheduled one at a time, as
+// kube-scheduler does, so each decision sees the last.
+func (s *Scheduler) Run(ctx context.Context) error {
+	err := s.loop.Run(ctx, 1)
+	s.binds.Wait()
+	return err
+}
 
 // isPending reports whether p waits for this scheduler.
 func isPending(p *api.Pod) bool {
@@ -93,6 +101,7 @@ func isPending(p *api.Pod) bool {
 // retry waits for a change in the cluster.
 func (s *Scheduler) podChanged(old, p *api.Pod) {
 	key := meta.Key(p)
+	s.usage.observe(key, p)
 	if isPending(p) {
 		s.mu.Lock()
 		waiting := s.unschedulable[key]
@@ -103,9 +112,6 @@ func (s *Scheduler) podChanged(old, p *api.Pod) {
 		s.loop.Add(key)
 		return
 	}
-	s.mu.Lock()
-	delete(s.assumed, key)
-	s.mu.Unlock()
 	if api.IsPodTerminal(p) || p.DeletionTimestamp != nil {
 		s.retryUnschedulable() // room was freed
 	}
@@ -113,8 +119,8 @@ func (s *Scheduler) podChanged(old, p *api.Pod) {
 
 func (s *Scheduler) podGone(p *api.Pod) {
 	key := meta.Key(p)
+	s.usage.forget(key)
 	s.mu.Lock()
-	delete(s.assumed, key)
 	delete(s.unschedulable, key)
 	s.mu.Unlock()
 	if p.Spec.NodeName != "" {
