@@ -56,7 +56,9 @@ func TestViewOfARealInformer(t *testing.T) {
 	}
 
 	f := openFrames(t, e.ctx, client, base)
-	fr := f.until("the synced store", func(fr webview.Frame) bool { return fr.Store.Synced })
+	fr := f.until("the synced store and handler", func(fr webview.Frame) bool {
+		return fr.Store.Synced && len(fr.Handlers) == 1 && fr.Handlers[0].Synced
+	})
 	assert.Equal(t, "configmaps", fr.Name)
 	assert.Equal(t, 12, fr.Store.Count)
 	assert.Equal(t, e.inf.LastSyncResourceVersion(), fr.Store.LastSync)
