@@ -193,6 +193,9 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		obj, err := storage.Assemble(in.Kind, in.APIVersion, m, restJSON, fields)
 		return obj, in.Warnings, err
 	}
+	if err := requestEnded(ctx); err != nil {
+		return nil, nil, err
+	}
 	for attempt := 0; ; attempt++ {
 		key := storage.ObjectKey(m.Namespace, m.Name)
 		obj, err := s.store.Commit(res.StorageKey(), key, watch.Added, nil, func(rv int64) (*storage.Object, error) {

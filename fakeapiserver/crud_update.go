@@ -257,6 +257,9 @@ func (s *Server) commitUpdate(ctx context.Context, res *registry.Resource, cur, 
 		!controllers.SpecFinalizersRemain(res, next) {
 		typ = watch.Deleted
 	}
+	if err := requestEnded(ctx); err != nil {
+		return nil, err
+	}
 	obj, err := s.store.Commit(res.StorageKey(), cur.Key, typ, cur, func(rv int64) (*storage.Object, error) {
 		if typ == watch.Deleted {
 			// The DELETED event carries the last stored state (with

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -32,12 +33,42 @@ func (s *Server) Kubeconfig() []byte {
 	return []byte(b.String())
 }
 
-// WriteKubeconfig writes Kubeconfig to path (mode 0600).
+// WriteKubeconfig writes Kubeconfig to path with mode 0600 whatever was
+// there: a new file in the same directory, renamed over path, so that an
+// existing file's wider mode is not kept and a symbolic link at path is
+// replaced, not followed (the file holds the server's credentials).
 func (s *Server) WriteKubeconfig(path string) error {
-	if err := os.WriteFile(path, s.Kubeconfig(), 0o600); err != nil {
+	if err := writePrivateFile(path, s.Kubeconfig()); err != nil {
 		return fmt.Errorf("fakeapiserver: write kubeconfig: %w", err)
 	}
 	return nil
+}
+
+// writePrivateFile writes data to a new 0600 file beside path and renames
+// it over path.
+func writePrivateFile(path string, data []byte) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a successful rename there is nothing to remove
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // ClientTLSConfig returns a TLS configuration that trusts the server and,

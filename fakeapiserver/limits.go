@@ -96,3 +96,14 @@ func (s *Server) withDeadline(w http.ResponseWriter, r *http.Request) (_ *http.R
 	ctx, cancelCtx := context.WithDeadline(r.Context(), deadline)
 	return r.WithContext(ctx), cancelCtx, nil
 }
+
+// requestEnded returns the real server's 504 when ctx has ended (the
+// request's deadline passed, or its client went away), so that a write
+// whose work took that long is not committed for a client that no longer
+// waits for it; nil otherwise.
+func requestEnded(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return apistatus.RequestTimedOut()
+	}
+	return nil
+}

@@ -32,8 +32,8 @@
 //	demo_workload.go  demo: the workload that writes ConfigMaps
 //	web.go            --web: the live web view (internal/webview), the demo's fault buttons and sliders
 //	serve.go          serve: fakeapiserver as a process
-//	serve_files.go    serve's files: --load confined to regular files in
-//	                  its directory, the kubeconfig written 0600 in place
+//	serve_files.go    serve --load: manifests confined to regular files in
+//	                  their directory
 //	version.go        version
 //
 // Tables, -o json/yaml/name and ages are printed by internal/cliprint.

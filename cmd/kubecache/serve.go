@@ -96,8 +96,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	where := "no kubeconfig written (use --kubeconfig-out FILE)"
 	if kubeconfigOut != "" {
-		if err := writeKubeconfigFile(kubeconfigOut, s.Kubeconfig()); err != nil {
-			return fmt.Errorf("write kubeconfig: %w", err)
+		if err := s.WriteKubeconfig(kubeconfigOut); err != nil {
+			return err
 		}
 		where = "kubeconfig " + kubeconfigOut
 	}

@@ -118,32 +118,3 @@ func readManifest(open func(flag int) (*os.File, error), path string) ([]byte, e
 	}
 	return data, nil
 }
-
-// writeKubeconfigFile writes data to path with mode 0600 whatever was there: a
-// new file in the same directory, renamed over path, so that an existing
-// file's wider mode is not kept and a symbolic link at path is replaced,
-// not followed.
-func writeKubeconfigFile(path string, data []byte) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing to remove
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}

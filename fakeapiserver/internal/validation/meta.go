@@ -83,6 +83,17 @@ func nameProblems(name string, rule registry.NameRule) []string {
 // ObjectMeta checks metadata common to create and update.
 func ObjectMeta(res *registry.Resource, m *meta.ObjectMeta) []apistatus.FieldError {
 	var errs []apistatus.FieldError
+	if m.GenerateName != "" {
+		// As the real server: the prefix follows the name rule, a
+		// trailing dash allowed (the suffix follows it).
+		prefix := m.GenerateName
+		if len(prefix) > 1 && strings.HasSuffix(prefix, "-") {
+			prefix = prefix[:len(prefix)-1] + "a"
+		}
+		for _, p := range nameProblems(prefix, res.NameRule) {
+			errs = append(errs, apistatus.FieldInvalid("metadata.generateName", m.GenerateName, p))
+		}
+	}
 	if m.Name == "" {
 		errs = append(errs, apistatus.FieldRequired("metadata.name", "name or generateName is required"))
 	} else {
