@@ -33,13 +33,15 @@ func (s *Server) writeProtobufList(w http.ResponseWriter, n request.Negotiation,
 	if err != nil {
 		return false
 	}
-	items := make([][]byte, len(page.items))
+	key := "protobuf " + itemKind + " " + apiVersion
+	item := func(obj *storage.Object) []byte {
+		return obj.Encoded(key, func() []byte { return protobufItem(obj, n.Format, itemKind, apiVersion) })
+	}
+	// Two passes over the page (sizes, then bytes) rather than a slice
+	// of every item: the second finds each encoding cached.
 	size := len(meta)
-	for i, obj := range page.items {
-		items[i] = obj.Encoded("protobuf "+itemKind+" "+apiVersion, func() []byte {
-			return protobufItem(obj, n.Format, itemKind, apiVersion)
-		})
-		size += kubeproto.ListItemSize(len(items[i]))
+	for _, obj := range page.items {
+		size += kubeproto.ListItemSize(len(item(obj)))
 	}
 	h := w.Header()
 	request.SetBodyHeaders(h, n)
@@ -51,10 +53,13 @@ func (s *Server) writeProtobufList(w http.ResponseWriter, n request.Negotiation,
 	bw := bufio.NewWriterSize(w, 256<<10)
 	_, _ = bw.Write(prefix)
 	_, _ = bw.Write(meta)
-	var field []byte
-	for _, item := range items {
-		field = kubeproto.AppendListItem(field[:0], item)
-		_, _ = bw.Write(field)
+	var tag []byte
+	for _, obj := range page.items {
+		// The item's tag and length, then its bytes as stored.
+		data := item(obj)
+		tag = kubeproto.AppendListItemHeader(tag[:0], len(data))
+		_, _ = bw.Write(tag)
+		_, _ = bw.Write(data)
 	}
 	_, _ = bw.Write(trailer)
 	_ = bw.Flush()

@@ -148,6 +148,13 @@ func AppendListItem(dst, item []byte) []byte {
 	return appendBytesField(dst, 2, item)
 }
 
+// AppendListItemHeader appends the tag and length AppendListItem writes
+// before an item of n bytes, for a caller that writes the item itself.
+func AppendListItemHeader(dst []byte, n int) []byte {
+	dst = appendTag(dst, 2, wireBytes)
+	return appendVarint(dst, uint64(n))
+}
+
 // ListItemSize is how many bytes AppendListItem adds for an item of n
 // bytes.
 func ListItemSize(n int) int { return 1 + varintLen(uint64(n)) + n }
