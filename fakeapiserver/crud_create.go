@@ -147,7 +147,8 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	if errs := validation.ObjectMeta(res, m); len(errs) > 0 {
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
-	rest := initialStatus(res, in.Rest)
+	warnings := s.builtinWarnings(res, in.APIVersion, in.Rest, in.Warnings)
+	rest := s.builtinDecoded(res, in.APIVersion, m, initialStatus(res, in.Rest))
 	if errs := validation.CustomValues(res, rest, nil); len(errs) > 0 {
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
@@ -185,13 +186,19 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 			return nil, nil, apistatus.Internal(err)
 		}
 	}
+	rest, err := s.builtinAdmitCreate(res, in.APIVersion, m, rest, wo.dryRun)
+	if err != nil {
+		return nil, nil, err
+	}
 	if res.StorageKey() == "/namespaces" {
 		rest = controllers.NamespaceSpecDefault(rest)
 	}
+	doc = storage.DocumentOf(rest)
+	fields = res.SelectableFields(&doc)
 	restJSON := storage.EncodeRest(rest)
 	if wo.dryRun {
 		obj, err := storage.Assemble(in.Kind, in.APIVersion, m, restJSON, fields)
-		return obj, in.Warnings, err
+		return obj, warnings, err
 	}
 	if err := requestEnded(ctx); err != nil {
 		return nil, nil, err
@@ -207,6 +214,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 				m.Name = s.generateName(m.GenerateName)
 				continue
 			}
+			s.releaseService(res, m)
 			st := apistatus.AlreadyExists(res.GR(), m.Name)
 			if generated {
 				st.Details.RetryAfterSeconds = 1
@@ -214,10 +222,11 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 			return nil, nil, st
 		}
 		if err != nil {
+			s.releaseService(res, m)
 			return nil, nil, err
 		}
 		s.ctrl.AfterWrite(ctx, res, watch.Added, nil, obj)
-		return obj, in.Warnings, nil
+		return obj, warnings, nil
 	}
 }
 
@@ -233,7 +242,9 @@ func (s *Server) generateName(prefix string) string {
 // initialStatus sets .status on create for resources with a status
 // subresource: the real server resets it (custom resources drop it).
 func initialStatus(res *registry.Resource, rest []jsonv.Member) []jsonv.Member {
-	if !res.HasStatus() {
+	if !res.HasStatus() || res.StorageKey() == "/nodes" {
+		// The Node registry keeps the status a create sends (a kubelet
+		// registers its node with its capacity).
 		return rest
 	}
 	out := make([]jsonv.Member, 0, len(rest)+1)

@@ -152,6 +152,7 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 		if err != nil {
 			return nil, false, err
 		}
+		s.releaseBuiltin(res, watch.Deleted, obj)
 		s.ctrl.AfterWrite(ctx, res, watch.Deleted, cur, obj)
 		return cur, true, nil
 	}

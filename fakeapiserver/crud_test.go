@@ -40,7 +40,7 @@ func TestCreateSetsServerFields(t *testing.T) {
 	assert.Equal(t, `configmaps "a" already exists`, st.Message)
 	assert.Equal(t, "configmaps", st.Details.Kind)
 
-	d := c.mustCreate("/apis/apps/v1/namespaces/default/deployments", `{"metadata":{"name":"d"},"spec":{"replicas":1},"status":{"replicas":5}}`)
+	d := c.mustCreate("/apis/apps/v1/namespaces/default/deployments", `{"metadata":{"name":"d"},"spec":`+validDeploySpec+`,"status":{"replicas":5}}`)
 	assert.EqualValues(t, 1, d["metadata"].(map[string]any)["generation"])
 	assert.Equal(t, map[string]any{}, d["status"], "status is reset on create")
 }

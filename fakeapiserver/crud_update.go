@@ -178,6 +178,12 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 		if errs := validation.ObjectMeta(res, m); len(errs) > 0 {
 			return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 		}
+		if subresource != "binding" {
+			rest = s.builtinDecoded(res, apiVersion, m, rest)
+			if rest, err = s.builtinAdmitUpdate(res, apiVersion, m, rest, oldRest, false); err != nil {
+				return nil, err
+			}
+		}
 		if res.Generation && !sameSpec(oldRest, rest, res.HasStatus()) {
 			m.Generation = old.Generation + 1
 		}
@@ -271,6 +277,7 @@ func (s *Server) commitUpdate(ctx context.Context, res *registry.Resource, cur, 
 	if err != nil {
 		return nil, err
 	}
+	s.releaseBuiltin(res, typ, obj)
 	s.ctrl.AfterWrite(ctx, res, typ, cur, obj)
 	if typ == watch.Deleted {
 		return next.WithResourceVersion(obj.RV)

@@ -65,7 +65,7 @@ func TestCreateOnUpdateAndRequiredResourceVersion(t *testing.T) {
 func TestGenerationAndStatusSubresource(t *testing.T) {
 	_, c := newTestServer(t, Options{})
 	path := "/apis/apps/v1/namespaces/default/deployments"
-	c.mustCreate(path, `{"metadata":{"name":"d"},"spec":{"replicas":1}}`)
+	c.mustCreate(path, `{"metadata":{"name":"d"},"spec":`+validDeploySpec+`}`)
 	gen := func(r response) any { return r.object(t)["metadata"].(map[string]any)["generation"] }
 
 	r := c.do(http.MethodPatch, path+"/d", `{"metadata":{"labels":{"a":"b"}}}`, "Content-Type", mergePatch)
@@ -128,7 +128,7 @@ func TestDeleteShapesAndFinalizers(t *testing.T) {
 	r = c.do(http.MethodDelete, cmPath+"/a", "")
 	assert.Equal(t, http.StatusNotFound, r.code)
 
-	c.mustCreate("/api/v1/namespaces/default/pods", `{"metadata":{"name":"p"},"spec":{"containers":[]}}`)
+	c.mustCreate("/api/v1/namespaces/default/pods", `{"metadata":{"name":"p"},"spec":`+validPodSpec+`}`)
 	r = c.do(http.MethodDelete, "/api/v1/namespaces/default/pods/p", "")
 	require.Equal(t, http.StatusOK, r.code)
 	assert.Equal(t, "Pod", r.object(t)["kind"], "pods answer a delete with the object")

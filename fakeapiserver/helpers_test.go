@@ -212,3 +212,10 @@ func testContext(t *testing.T) context.Context {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// Minimal bodies the real server accepts: a Deployment needs a selector
+// matching its template's labels and a container, a Pod a container.
+const (
+	validDeploySpec = `{"replicas":1,"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}`
+	validPodSpec    = `{"containers":[{"name":"c","image":"nginx"}]}`
+)

@@ -211,7 +211,7 @@ func TestKubectlApplyDeploymentTwice(t *testing.T) {
 	containers := dig(spec, "template", "spec", "containers").([]any)
 	require.Len(t, containers, 1, "the dropped container is removed")
 	assert.Equal(t, "nginx:1.27", dig(containers[0], "image"))
-	assert.Equal(t, []any{map[string]any{"containerPort": float64(80)}}, dig(containers[0], "ports"), "what did not change stays")
+	assert.Equal(t, []any{map[string]any{"containerPort": float64(80), "protocol": "TCP"}}, dig(containers[0], "ports"), "what did not change stays (with its default)")
 	assert.EqualValues(t, 2, dig(d, "metadata", "generation"))
 
 	last, _ := dig(d, "metadata", "annotations", "kubectl.kubernetes.io/last-applied-configuration").(string)

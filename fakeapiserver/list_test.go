@@ -71,8 +71,8 @@ func TestListKeyOrderShapeAndSelectors(t *testing.T) {
 
 func TestPodFieldSelectors(t *testing.T) {
 	_, c := newTestServer(t, Options{})
-	c.mustCreate("/api/v1/namespaces/default/pods", `{"metadata":{"name":"p1"},"spec":{"nodeName":"n1","containers":[]}}`)
-	c.mustCreate("/api/v1/namespaces/default/pods", `{"metadata":{"name":"p2"},"spec":{"containers":[]}}`)
+	c.mustCreate("/api/v1/namespaces/default/pods", `{"metadata":{"name":"p1"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"nginx"}]}}`)
+	c.mustCreate("/api/v1/namespaces/default/pods", `{"metadata":{"name":"p2"},"spec":`+validPodSpec+`}`)
 	l := decodeList(t, c.get("/api/v1/pods?fieldSelector=spec.nodeName%3Dn1"))
 	assert.Equal(t, []string{"default/p1"}, itemNames(t, l))
 	l = decodeList(t, c.get("/api/v1/pods?fieldSelector=spec.nodeName%3D"))

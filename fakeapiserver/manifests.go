@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/builtin"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
@@ -21,45 +23,23 @@ import (
 // go through the same create path as a POST; an object that exists is
 // replaced.
 
-// defaultObjects is what every cluster has.
-const defaultObjects = `
-apiVersion: v1
-kind: Namespace
-metadata: {name: default}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: kube-system}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: kube-public}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: kube-node-lease}
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: kubernetes
-  namespace: default
-  labels: {component: apiserver, provider: kubernetes}
-spec:
-  clusterIP: 10.96.0.1
-  clusterIPs: [10.96.0.1]
-  internalTrafficPolicy: Cluster
-  ipFamilies: [IPv4]
-  ipFamilyPolicy: SingleStack
-  ports:
-  - {name: https, port: 443, protocol: TCP, targetPort: 6443}
-  sessionAffinity: None
-  type: ClusterIP
-`
-
+// createDefaultObjects creates what a fresh real API server creates for
+// itself (internal/builtin.Bootstrap): the system namespaces, the
+// kubernetes Service and ServiceCIDR, the system priority classes and,
+// with Options.BootstrapRBAC, the bootstrap RBAC roles and bindings and
+// the flow-control configuration.
 func (s *Server) createDefaultObjects() {
-	if err := s.loadManifest(context.Background(), []byte(defaultObjects), "kube-apiserver"); err != nil {
+	objs, err := builtin.Bootstrap(6443, s.services.FirstIP(), s.services.CIDR(), s.clock.Now())
+	if err != nil {
 		panic("fakeapiserver: default objects: " + err.Error())
+	}
+	for _, o := range objs {
+		if !s.opts.BootstrapRBAC && (o.Group() == "rbac.authorization.k8s.io" || o.Group() == "flowcontrol.apiserver.k8s.io") {
+			continue
+		}
+		if err := s.loadObject(context.Background(), jsonv.Marshal(o.Object), "kube-apiserver"); err != nil {
+			panic("fakeapiserver: default object " + o.Kind + " " + o.Name + ": " + err.Error())
+		}
 	}
 }
 

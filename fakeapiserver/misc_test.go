@@ -34,7 +34,12 @@ items:
 - apiVersion: apps/v1
   kind: Deployment
   metadata: {name: web, namespace: team}
-  spec: {replicas: 1}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec: {containers: [{name: c, image: nginx}]}
 `
 	require.NoError(t, s.Load(testContext(t), []byte(manifest)))
 	assert.Equal(t, http.StatusOK, c.get(cmPath+"/one").code)

@@ -89,6 +89,13 @@ type Options struct {
 	// NoDefaultObjects skips creating the default namespaces and the
 	// kubernetes Service.
 	NoDefaultObjects bool
+	// BootstrapRBAC also creates what a fresh real server serves besides
+	// its namespaces, kubernetes Service and ServiceCIDR and priority
+	// classes: the 73 bootstrap cluster roles, 54 cluster role bindings,
+	// 7 roles and 7 role bindings, and the flow-control priority levels
+	// and flow schemas. It costs tens of milliseconds per server, so it
+	// is off by default.
+	BootstrapRBAC bool
 
 	// Logger receives one line per request (method, path, status,
 	// duration, injected faults). Nil discards.

@@ -25,6 +25,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		request.WriteStatus(w, r, apistatus.PathNotFound())
 		return
 	}
+	if res.StorageKey() == "/endpoints" {
+		// The real server warns on every request for the deprecated
+		// v1 Endpoints.
+		w.Header().Add("Warning", `299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"`)
+	}
 	if info.Subresource == "binding" && res.StorageKey() == "/pods" && info.Verb == "create" {
 		if b := s.registry.Lookup("", "v1", "bindings"); b != nil {
 			info.Name = ""

@@ -54,7 +54,7 @@ func TestScaleGet(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, c.get(cmPathGC+"/x/scale").code, "configmaps have no scale")
 
 	rc := "/api/v1/namespaces/default/replicationcontrollers"
-	c.mustCreate(rc, `{"metadata":{"name":"old"},"spec":{"selector":{"b":"2","a":"1"},"template":{"metadata":{"labels":{"a":"1","b":"2"}}}}}`)
+	c.mustCreate(rc, `{"metadata":{"name":"old"},"spec":{"selector":{"b":"2","a":"1"},"template":{"metadata":{"labels":{"a":"1","b":"2"}},"spec":`+validPodSpec+`}}}`)
 	sc = decodeScaleBody(t, c.get(rc+"/old/scale"))
 	assert.Equal(t, "a=1,b=2", sc.Status.Selector)
 	require.NotNil(t, sc.Spec.Replicas)

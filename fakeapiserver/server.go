@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/builtin"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/controllers"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/discovery"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/faults"
@@ -40,6 +41,9 @@ type Server struct {
 	// timeouts (deterministic with Options.Seed).
 	rngMu sync.Mutex
 	rng   *rand.Rand
+
+	// services allocates Services' cluster IPs and node ports.
+	services *builtin.ServiceAllocator
 
 	// discovery serves discovery and OpenAPI from the registry.
 	discovery *discovery.Server
@@ -117,6 +121,11 @@ func New(opts Options) *Server {
 	}
 	s.auth = auth.New(opts.Tokens, opts.ClientCertificates, opts.Forbid, opts.Impersonate, c509)
 	s.discovery = discovery.New(s.registry)
+	services, err := builtin.NewServiceAllocator(serviceCIDR)
+	if err != nil {
+		panic(err) // a constant CIDR
+	}
+	s.services = services
 	s.faults = faults.New(s.clock, s.log)
 	s.ctrl = controllers.New(s.store, s.registry, s.clock.Now, s.log, serverWriter{s})
 	if opts.Seed != 0 {

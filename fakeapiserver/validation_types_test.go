@@ -111,11 +111,10 @@ func TestWellTypedBodiesAreAccepted(t *testing.T) {
 		cmBody(`,"data":null`),
 		cmBody(`,"data":{"a":null}`),
 		cmBody(`,"binaryData":{"x":"aGVsbG8="}`),
-		depBody(`null`),
-		depBody(`{"replicas":null}`),
-		depBody(`{"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":1}}}`),
-		depBody(`{"template":{"metadata":{"creationTimestamp":null}}}`),
-		depBody(`{"template":{"metadata":{"creationTimestamp":"2026-11-30T03:00:23Z"}}}`),
+		depBody(`{"replicas":null,"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}`),
+		depBody(`{"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":1}},"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}`),
+		depBody(`{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"},"creationTimestamp":null},"spec":{"containers":[{"name":"c","image":"i"}]}}}`),
+		depBody(`{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"},"creationTimestamp":"2026-11-30T03:00:23Z"},"spec":{"containers":[{"name":"c","image":"i"}]}}}`),
 		podSpecBody(`,"resources":{"limits":{"cpu":1,"memory":"1Gi"},"requests":{"cpu":"100m","memory":1.5}}`, ``),
 		podSpecBody(`,"resources":{"limits":{"cpu":null,"memory":"1e3","x":"+1.5E-2"}}`, ``),
 		podSpecBody(`,"args":[null],"env":null`, `,"activeDeadlineSeconds":null,"nodeSelector":{"a":null}`),
@@ -169,7 +168,7 @@ func TestUnknownAndDuplicateFields(t *testing.T) {
 	require.Equal(t, http.StatusCreated, rec.Code, "%s", rec.Body)
 	assert.NotContains(t, rec.Body.String(), "bogus")
 	assert.NotContains(t, rec.Body.String(), "containers2")
-	assert.Contains(t, rec.Body.String(), `"ports":[{"containerPort":80}]`)
+	assert.Contains(t, rec.Body.String(), `"ports":[{"containerPort":80,"protocol":"TCP"}]`, "defaulted as on the real server")
 	assert.Equal(t, []string{
 		`299 - "unknown field \"spec.template.spec.containers[0].bogus\""`,
 		`299 - "unknown field \"spec.template.spec.containers[0].ports[0].bogus\""`,

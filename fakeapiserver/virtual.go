@@ -138,7 +138,14 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *request.Incoming) e
 		}
 		spec.Set("nodeName", jsonv.NewString(node))
 		rest = storage.ReplaceMember(rest, "spec", &spec)
-		next, err := s.prepareUpdate(ctx, pods, cur, cur.Meta, rest, "", "kube-scheduler", cur.APIVersion)
+		// The real server binds without the field manager: the pod's
+		// managedFields stay as they were, and the pod update rules do
+		// not apply.
+		managed := cur.Meta.ManagedFields
+		if managed == nil {
+			managed = meta.ManagedFields{}
+		}
+		next, err := s.prepareUpdateManaged(ctx, pods, cur, cur.Meta, rest, "binding", "kube-scheduler", cur.APIVersion, managed)
 		if err != nil || next == nil {
 			return err
 		}

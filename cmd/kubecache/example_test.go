@@ -57,7 +57,7 @@ metadata: {name: features, namespace: default}
 	//   creationTimestamp: "2030-01-01T12:00:00Z"
 	//   name: settings
 	//   namespace: default
-	//   resourceVersion: "6"
-	//   uid: da441805-541e-458c-9a5c-57a5aa3b5198
+	//   resourceVersion: "9"
+	//   uid: 7b30842c-870c-460e-992b-6fb148078c91
 	// error: the server doesn't have a resource type "gizmos"
 }

@@ -33,9 +33,22 @@ func (c completer) named(s *openapi.Schema) (string, *openapi.Schema) {
 	return name, c.defs.Resolve(s)
 }
 
+// CompleteStructs is Complete without the zero scalars and nulls: the
+// never-omitted structs are added and empty omitempty maps and lists
+// dropped. The real server records managedFields from an object in this
+// state (its field manager sees a zero scalar of a Go field as unset, an
+// empty struct as set).
+func CompleteStructs(defs *openapi.Definitions, definition string, obj *jsonv.Value) {
+	c := completer{defs: defs, structsOnly: true}
+	c.object(obj, &openapi.Schema{Ref: definition}, 0, true)
+}
+
 // completer walks an object against the built-in schemas.
 type completer struct {
 	defs *openapi.Definitions
+	// structsOnly adds only the never-omitted structs ({}), not the
+	// zero scalars and nulls (see CompleteStructs).
+	structsOnly bool
 }
 
 // object completes one struct value against its schema.
@@ -86,9 +99,13 @@ func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool
 			zero := jsonv.NewObject()
 			c.object(&zero, p.Schema, depth+1, false)
 			v.Obj = append(v.Obj, jsonv.Member{Key: p.Name, Value: zero})
+		case c.structsOnly:
 		case isRequired(s, p.Name):
 			v.Obj = append(v.Obj, jsonv.Member{Key: p.Name, Value: c.zero(p.Schema, depth+1)})
 		}
+	}
+	if c.structsOnly {
+		return
 	}
 	zeros, times := neverOmittedFields(name)
 	for _, m := range zeros {
@@ -132,9 +149,9 @@ func (c completer) zero(field *openapi.Schema, depth int) jsonv.Value {
 	}
 	switch {
 	case s.IsStruct():
-		zero := jsonv.NewObject()
-		c.object(&zero, field, depth, false)
-		return zero
+		// A required struct that is not marked default {} is a Go
+		// pointer: nil encodes as null.
+		return jsonv.Value{}
 	case s.IntOrString:
 		return number(0)
 	case len(s.OneOf) > 0:

@@ -15,6 +15,10 @@ type Env struct {
 	Now time.Time
 	// Priority finds priority classes for new Pods; nil knows none.
 	Priority PriorityLookup
+	// NoNodeTaint leaves out the not-ready taint a new Node gets from the
+	// TaintNodesByCondition plugin: without a node lifecycle controller
+	// to remove it once the Node is Ready, the taint would stay.
+	NoNodeTaint bool
 }
 
 // Forbidden is an admission plugin's refusal: the server answers 403
@@ -59,7 +63,9 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 			status.Set("lastPhaseTransitionTime", jsonv.NewString(env.Now.UTC().Format(time.RFC3339)))
 		}
 	case "/Node":
-		nodeNotReadyTaint(obj)
+		if !env.NoNodeTaint {
+			nodeNotReadyTaint(obj)
+		}
 	case "/Namespace":
 		namespaceOnCreate(obj)
 	}

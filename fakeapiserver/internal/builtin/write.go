@@ -34,14 +34,53 @@ type Write struct {
 }
 
 // Create does to a decoded new object what the real server does between
-// decoding it and storing it, in the real order: defaulting, the
-// registry's and admission plugins' changes, validation, a Service's
-// addresses, and the encoding of the Go types (Complete). m is the
-// object's metadata (uid and name set); obj its other members, changed in
-// place. It returns *Invalid or *Forbidden when the write is refused, and
-// then obj may be half changed. A kind it does not know is left alone.
+// decoding it and storing it: Decoded, then AdmitCreate.
 func (w Write) Create(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
+	w.Decoded(k, m, obj)
+	return w.AdmitCreate(k, m, obj)
+}
+
+// Update is Create for a replacement of a stored object: Decoded, then
+// AdmitUpdate.
+func (w Write) Update(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) error {
+	w.Decoded(k, m, obj)
+	return w.AdmitUpdate(k, m, obj, old)
+}
+
+// Decoded is what the real server's decoding does to a body: conversion
+// (a Secret's stringData into data), defaulting, and the encoding of the
+// Go types. The real server records managedFields from the object as
+// Decoded leaves it, before the registry and the admission plugins change
+// it. m is the object's metadata; obj its other members, changed in
+// place. A kind it does not know is left alone.
+func (w Write) Decoded(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) {
+	if k.Group == "" && k.Kind == "Secret" {
+		mergeStringData(obj)
+	}
 	Default(k.Group, k.Version, k.Kind, m, obj)
+	if k.Group == "apps" && k.Kind == "DaemonSet" && m != nil && m.ResourceVersion == "" {
+		// The DaemonSet registry's create marks the template generation
+		// in an annotation the field manager records.
+		if m.Annotations == nil {
+			m.Annotations = map[string]string{}
+		}
+		if _, ok := m.Annotations["deprecated.daemonset.template.generation"]; !ok {
+			m.Annotations["deprecated.daemonset.template.generation"] = "1"
+		}
+	}
+	defs := openapi.Builtin()
+	if def, _, ok := defs.ForKind(openapi.GVK{Group: k.Group, Version: k.Version, Kind: k.Kind}); ok {
+		CompleteStructs(defs, def, obj)
+	}
+}
+
+// AdmitCreate does to a Decoded new object what the real server does
+// after recording managedFields, in its order: the registry's and
+// admission plugins' changes, validation, a Service's addresses, and the
+// encoding of the Go types. m needs its uid and name. It returns *Invalid
+// or *Forbidden when the write is refused, and then obj may be half
+// changed.
+func (w Write) AdmitCreate(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
 	if err := PrepareCreate(k.Group, k.Kind, m, obj, w.Env); err != nil {
 		return err
 	}
@@ -49,7 +88,7 @@ func (w Write) Create(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
 		return &Invalid{Errors: errs}
 	}
 	if k.Group == "" && k.Kind == "Service" && w.Services != nil {
-		if errs := w.Services.Allocate(m.Namespace+"/"+m.Name, present(obj, "spec"), w.DryRun); len(errs) > 0 {
+		if errs := w.Services.Allocate(ServiceOwner(m), present(obj, "spec"), w.DryRun); len(errs) > 0 {
 			return &Invalid{Errors: errs}
 		}
 	}
@@ -57,11 +96,10 @@ func (w Write) Create(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
 	return nil
 }
 
-// Update is Create for a replacement of a stored object: old holds the
-// stored object's members other than metadata (read only). A Service
-// keeps its addresses unless the update changes them.
-func (w Write) Update(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) error {
-	Default(k.Group, k.Version, k.Kind, m, obj)
+// AdmitUpdate is AdmitCreate for a replacement of a stored object: old
+// holds the stored object's members other than metadata (read only). A
+// Service keeps its addresses unless the update changes them.
+func (w Write) AdmitUpdate(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) error {
 	PrepareUpdate(k.Group, k.Kind, obj, old)
 	if k.Group == "" && k.Kind == "Service" {
 		// The allocated addresses are the stored object's unless the
@@ -72,12 +110,22 @@ func (w Write) Update(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) error {
 		return &Invalid{Errors: errs}
 	}
 	if k.Group == "" && k.Kind == "Service" && w.Services != nil {
-		if errs := w.Services.Update(m.Namespace+"/"+m.Name, present(obj, "spec"), present(old, "spec"), w.DryRun); len(errs) > 0 {
+		if errs := w.Services.Update(ServiceOwner(m), present(obj, "spec"), present(old, "spec"), w.DryRun); len(errs) > 0 {
 			return &Invalid{Errors: errs}
 		}
 	}
 	complete(k, obj)
 	return nil
+}
+
+// ServiceOwner is the key a Service's addresses are held under: its uid,
+// so a failed create of a second object of the same name never frees the
+// first one's, and a generated name that changes on retry keeps them.
+func ServiceOwner(m *meta.ObjectMeta) string {
+	if m.UID == "" {
+		return m.Namespace + "/" + m.Name
+	}
+	return string(m.UID)
 }
 
 // carryServiceAddresses fills the cluster IPs and families an update

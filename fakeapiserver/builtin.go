@@ -1,0 +1,172 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/builtin"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/watch"
+)
+
+// The real server's handling of built-in kinds between decoding a body
+// and storing it (defaulting, the registry's and admission plugins'
+// changes, validation, Service addresses, the Go types' encoding): see
+// internal/builtin.
+
+// serviceCIDR is the service range of the real server built for the
+// end-to-end tests (e2e/realserver.sh), whose kubernetes Service is its
+// first address.
+const serviceCIDR = "10.96.0.0/16"
+
+// builtinKind names res's kind at the version of a write.
+func builtinKind(res *registry.Resource, apiVersion string) builtin.Kind {
+	v := apiVersion
+	if _, after, ok := strings.Cut(apiVersion, "/"); ok {
+		v = after
+	}
+	return builtin.Kind{Group: res.Group, Version: v, Kind: res.Kind}
+}
+
+// builtinWrite returns the environment of one write.
+func (s *Server) builtinWrite(dryRun bool) builtin.Write {
+	return builtin.Write{
+		Env:      builtin.Env{Now: s.clock.Now(), Priority: s.priorityClass, NoNodeTaint: true},
+		Services: s.services,
+		DryRun:   dryRun,
+	}
+}
+
+// builtinDecoded does what the real server's decoding does to a
+// built-in object's members (conversion, defaulting, the Go types'
+// encoding): the state managedFields are recorded from.
+func (s *Server) builtinDecoded(res *registry.Resource, apiVersion string, m *meta.ObjectMeta, rest []jsonv.Member) []jsonv.Member {
+	if res.Custom {
+		return rest
+	}
+	obj := storage.DocumentOf(rest)
+	s.builtinWrite(false).Decoded(builtinKind(res, apiVersion), m, &obj)
+	return obj.Obj
+}
+
+// builtinWarnings adds the real strategies' warnings for a new built-in
+// object (members as sent) to the decoder's.
+func (s *Server) builtinWarnings(res *registry.Resource, apiVersion string, rest []jsonv.Member, warnings []string) []string {
+	if res.Custom {
+		return warnings
+	}
+	obj := storage.DocumentOf(rest)
+	if w := builtin.Warnings(builtinKind(res, apiVersion), &obj); len(w) > 0 {
+		return append(append([]string(nil), warnings...), w...)
+	}
+	return warnings
+}
+
+// builtinAdmitCreate runs the registry's, admission plugins' and
+// validators' rules on a new built-in object's members, after
+// managedFields are recorded.
+func (s *Server) builtinAdmitCreate(res *registry.Resource, apiVersion string, m *meta.ObjectMeta, rest []jsonv.Member, dryRun bool) ([]jsonv.Member, error) {
+	if res.Custom {
+		return rest, nil
+	}
+	obj := storage.DocumentOf(rest)
+	if err := s.builtinWrite(dryRun).AdmitCreate(builtinKind(res, apiVersion), m, &obj); err != nil {
+		return nil, builtinError(res, m.Name, err)
+	}
+	return obj.Obj, nil
+}
+
+// builtinAdmitUpdate is builtinAdmitCreate for an update; old are the
+// stored object's members.
+func (s *Server) builtinAdmitUpdate(res *registry.Resource, apiVersion string, m *meta.ObjectMeta, rest, old []jsonv.Member, dryRun bool) ([]jsonv.Member, error) {
+	if res.Custom {
+		return rest, nil
+	}
+	obj, oldObj := storage.DocumentOf(rest), storage.DocumentOf(old)
+	if err := s.builtinWrite(dryRun).AdmitUpdate(builtinKind(res, apiVersion), m, &obj, &oldObj); err != nil {
+		return nil, builtinError(res, m.Name, err)
+	}
+	return obj.Obj, nil
+}
+
+// releaseService frees what a Service that was not stored after all
+// (its create failed) was given.
+func (s *Server) releaseService(res *registry.Resource, m *meta.ObjectMeta) {
+	if res.StorageKey() == "/services" {
+		s.services.Release(builtin.ServiceOwner(m))
+	}
+}
+
+// releaseBuiltin frees what a deleted object held: a Service's cluster
+// IPs and node ports.
+func (s *Server) releaseBuiltin(res *registry.Resource, typ watch.EventType, obj *storage.Object) {
+	if typ == watch.Deleted && obj != nil && res.StorageKey() == "/services" {
+		s.services.Release(builtin.ServiceOwner(obj.Meta))
+	}
+}
+
+// builtinError turns a refusal into the real server's Status.
+func builtinError(res *registry.Resource, name string, err error) error {
+	var inv *builtin.Invalid
+	if errors.As(err, &inv) {
+		return apistatus.Invalid(res.Group, res.Kind, name, inv.Errors)
+	}
+	var fb *builtin.Forbidden
+	if errors.As(err, &fb) {
+		return errAdmissionForbidden(res, name, fb.Message)
+	}
+	return err
+}
+
+// errAdmissionForbidden is an admission plugin's 403.
+func errAdmissionForbidden(res *registry.Resource, name, msg string) *meta.Status {
+	st := apistatus.New(403, meta.ReasonForbidden, res.GroupResource()+" \""+name+"\" is forbidden: "+msg)
+	st.Details = &meta.StatusDetails{Name: name, Group: res.Group, Kind: res.Name}
+	return st
+}
+
+// priorityClass reads a PriorityClass for the Priority admission plugin;
+// "" finds the global default.
+func (s *Server) priorityClass(name string) (builtin.PriorityClass, bool) {
+	table := "scheduling.k8s.io/priorityclasses"
+	if name != "" {
+		o := s.store.Get(table, name)
+		if o == nil {
+			return builtin.PriorityClass{}, false
+		}
+		return priorityOf(o)
+	}
+	objs, _ := s.store.Current(table)
+	var found builtin.PriorityClass
+	ok := false
+	objs.Ascend("", func(_ string, o *storage.Object) bool {
+		doc, err := o.Document()
+		if err != nil {
+			return true
+		}
+		if g := doc.Get("globalDefault"); g != nil && g.Kind == jsonv.Bool && g.B {
+			found, ok = priorityOf(o)
+			return false
+		}
+		return true
+	})
+	return found, ok
+}
+
+// priorityOf reads a PriorityClass object.
+func priorityOf(o *storage.Object) (builtin.PriorityClass, bool) {
+	doc, err := o.Document()
+	if err != nil {
+		return builtin.PriorityClass{}, false
+	}
+	pc := builtin.PriorityClass{Name: o.Meta.Name, PreemptionPolicy: registry.LookupString(&doc, "preemptionPolicy")}
+	if v := doc.Get("value"); v != nil && v.Kind == jsonv.Number {
+		pc.Value, _ = strconv.ParseInt(v.Str, 10, 64)
+	}
+	return pc, true
+}
