@@ -9,13 +9,14 @@ import (
 // The controllers a Manager can run, by the names --controllers takes.
 const (
 	Deployment     = "deployment"
+	Job            = "job"
 	ReplicaSet     = "replicaset"
 	Scheduler      = "scheduler"
 	ServiceAccount = "serviceaccount"
 )
 
 // All lists every controller, in the order a Manager starts them.
-var All = []string{Deployment, ReplicaSet, Scheduler, ServiceAccount}
+var All = []string{Deployment, Job, ReplicaSet, Scheduler, ServiceAccount}
 
 // ParseNames reads a --controllers value: "all", "" (none), or a comma
 // separated list of names, where "-name" removes one from what comes

@@ -17,8 +17,8 @@ import (
 // TestServeClusterWithKubectl runs "kubecache serve --controllers=all
 // --nodes=3" and drives it with kubectl as a user would: a Deployment
 // rolls out, scales, rolls to a new image and back, a crashing image
-// shows CrashLoopBackOff, and a new namespace gets its default
-// ServiceAccount.
+// shows CrashLoopBackOff, a Job completes, and a new namespace gets its
+// default ServiceAccount.
 func TestServeClusterWithKubectl(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -93,6 +93,17 @@ spec:
 
 	run("apply", "-f", deployment("boom", "example/crash", 1))
 	awaitOutput("CrashLoopBackOff", func(s string) bool { return strings.Contains(s, "CrashLoopBackOff") }, "get", "pods", "-l", "app=boom")
+
+	run("apply", "-f", manifest("pi", `apiVersion: batch/v1
+kind: Job
+metadata: {name: pi, namespace: default}
+spec:
+  completions: 2
+  template:
+    spec: {restartPolicy: Never, containers: [{name: pi, image: busybox}]}
+`))
+	assert.Contains(t, run("wait", "--for=condition=Complete", "job/pi", "--timeout=60s"), "condition met")
+	assert.Equal(t, "2", run("get", "job", "pi", "-o", "jsonpath={.status.succeeded}"))
 
 	run("apply", "-f", manifest("shop", "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"))
 	awaitOutput("the default ServiceAccount", func(s string) bool { return strings.Contains(s, "serviceaccount/default") }, "get", "serviceaccounts", "-n", "shop", "-o", "name")

@@ -24,6 +24,7 @@
 //	owner.go          controller references: who owns an object
 //	replicaset.go     ReplicaSet
 //	deployment.go     Deployment, its strategy and its conditions
+//	job.go            Job and its conditions
 //	serviceaccount.go ServiceAccount and the kube-root-ca.crt ConfigMap
 //	event.go          Event (core/v1), as controllers record them
 //	lease.go          the node Lease

@@ -102,12 +102,12 @@ func (c *Controller) requeueStuck(d *api.Deployment, st api.DeploymentStatus, se
 	if !hasDeadline || cur == nil || complete(d, st) || cur.Reason == reasonTimedOut {
 		return
 	}
-	after := cur.LastUpdateTime.Add(time.Duration(secs) * time.Second).Sub(c.env.Clock.Now())
-	if after < time.Second {
+	deadline := cur.LastUpdateTime.Add(time.Duration(secs) * time.Second)
+	if deadline.Sub(c.env.Clock.Now()) < time.Second {
 		c.loop.AddAfter(d.Namespace+"/"+d.Name, time.Second)
 		return
 	}
-	c.loop.AddAfter(d.Namespace+"/"+d.Name, after+time.Second)
+	c.loop.AddAt(d.Namespace+"/"+d.Name, deadline.Add(time.Second))
 }
 
 // replicaFailure is the new ReplicaSet's ReplicaFailure condition as a

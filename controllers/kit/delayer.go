@@ -26,9 +26,8 @@ func newDelayer(clk clock.Clock, emit func(string)) *delayer {
 	return &delayer{clock: clk, emit: emit, wake: make(chan struct{}, 1), due: map[string]time.Time{}}
 }
 
-// add schedules key for d from now, unless it is already due sooner.
-func (d *delayer) add(key string, after time.Duration) {
-	at := d.clock.Now().Add(after)
+// add schedules key for at, unless it is already due sooner.
+func (d *delayer) add(key string, at time.Time) {
 	d.mu.Lock()
 	if old, ok := d.due[key]; ok && !at.Before(old) {
 		d.mu.Unlock()

@@ -66,7 +66,18 @@ func (l *Loop) AddAfter(key string, d time.Duration) {
 		l.queue.Add(key)
 		return
 	}
-	l.delays.add(key, d)
+	l.delays.add(key, l.delays.clock.Now().Add(d))
+}
+
+// AddAt queues key when the cluster's clock reaches at. A time given as
+// an instant, not a delay, stays right however far the clock has moved
+// by the time the timer is set.
+func (l *Loop) AddAt(key string, at time.Time) {
+	if !at.After(l.delays.clock.Now()) {
+		l.queue.Add(key)
+		return
+	}
+	l.delays.add(key, at)
 }
 
 // Retry queues key again after the work queue's backoff (wall clock),

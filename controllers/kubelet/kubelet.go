@@ -194,7 +194,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) error {
 		}
 	}
 	if !next.IsZero() {
-		k.loop.AddAfter(key, next.Sub(now))
+		k.loop.AddAt(key, next)
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func (k *Kubelet) terminate(ctx context.Context, key string, p *api.Pod, now tim
 		stop, killed = grace, true
 	}
 	if at := began.Add(stop); now.Before(at) {
-		k.loop.AddAfter(key, at.Sub(now))
+		k.loop.AddAt(key, at)
 		return nil
 	}
 	if !api.IsPodTerminal(p) {
