@@ -200,6 +200,14 @@ func (c *queueCore[T]) Len() int {
 	return c.queued.entriesLocked()
 }
 
+// Idle reports whether nothing is queued and no Pop is processing an
+// entry: everything written to the queue has been processed.
+func (c *queueCore[T]) Idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queued.entriesLocked() == 0 && !c.inflight.active
+}
+
 // Get returns the newest known state of obj's key.
 func (c *queueCore[T]) Get(obj T) (item T, exists bool, err error) {
 	key, err := c.key.keyFunc(obj)

@@ -56,6 +56,9 @@
 //	event_log.go     the shared, segmented log of notifications and the readers' cursors
 //	resync.go        per-handler resync rounds
 //	transform.go     Transform, DropManagedFields, and the store the reflector writes into
+//	freshness.go     StoreResourceVersion, LastHeard, WaitForFreshness, StaleCacheError:
+//	                 the resourceVersion the cache reflects, and progress entries for
+//	                 HandlerOptions.OnBookmark and OnSynced
 //	wait.go          WaitForCacheSync, Syncer, NotSyncedError (why a cache has not synced)
 //	factory.go       Factory, For, Spec: informers shared by key
 //	errors.go        finding the server's Status inside an error

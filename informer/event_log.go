@@ -36,8 +36,12 @@ const (
 	entryUpdate
 	// entryDelete: OnDelete(obj, flag=finalStateUnknown).
 	entryDelete
-	// entryResync: OnUpdate(obj, obj) for the handlers in round.
+	// entryResync: OnUpdate(obj, obj) for the handlers in detail.
 	entryResync
+	// entryProgress: the cache reached detail.rv by a bookmark
+	// (HandlerOptions.OnBookmark) or a list (HandlerOptions.OnSynced).
+	// It is appended only while a handler asked for one of them.
+	entryProgress
 )
 
 // entry is one notification, shared by every handler.
@@ -46,8 +50,9 @@ type entry[T meta.Object] struct {
 	// flag is initial for entryAdd, finalStateUnknown for entryDelete.
 	flag     bool
 	old, obj T
-	// round names the handlers an entryResync is for.
-	round *resyncRound
+	// detail names the handlers an entryResync is for, or holds an
+	// entryProgress's resourceVersion.
+	detail *entryDetail
 	// at is when the entry was appended, in nanoseconds since the
 	// informer's epoch, for Backlog.Oldest. (A time.Time would hold a
 	// pointer, one more write barrier per entry.)

@@ -132,6 +132,11 @@ type Informer[T meta.Object] struct {
 
 	// resyncChanged wakes the resync loop when handlers come or go.
 	resyncChanged chan struct{}
+	// fresh records the resourceVersion the indexer reflects; guarded by
+	// mu. idle is the queue's Idle, nil if it has none.
+	fresh freshness
+	idle  idler
+
 	// processFn is inf.process as a value, made once: a method value
 	// made at each Pop would allocate per event.
 	processFn cache.PopProcessFunc[T]
@@ -193,6 +198,7 @@ func New[T meta.Object](lw reflector.ListerWatcher[T], opts Options[T]) (*Inform
 	} else {
 		inf.queue = cache.NewFIFO(qopts)
 	}
+	inf.idle, _ = inf.queue.(idler)
 	inf.store = &queueStore[T]{inf: inf, q: inf.queue, transform: opts.Transform.Func}
 
 	ropts := opts.Reflector
@@ -321,6 +327,11 @@ func (inf *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Reg
 		nextResync:   now.Add(resync),
 		registeredAt: now,
 		syncedCh:     make(chan struct{}),
+		onBookmark:   opts.OnBookmark,
+		onSynced:     opts.OnSynced,
+	}
+	if l.onBookmark != nil || l.onSynced != nil {
+		inf.fresh.wanted++
 	}
 	if l.name == "" {
 		l.name = "handler-" + strconv.FormatUint(l.id, 10)
@@ -355,6 +366,9 @@ func (inf *Informer[T]) removeListener(l *listener[T]) {
 	inf.mu.Lock()
 	_, present := inf.listeners[l.id]
 	delete(inf.listeners, l.id)
+	if present && (l.onBookmark != nil || l.onSynced != nil) {
+		inf.fresh.wanted--
+	}
 	inf.mu.Unlock()
 	if !present {
 		return
@@ -421,7 +435,8 @@ func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
 			inf.log.appendLocked(entry[T]{kind: entryUpdate, old: old, obj: d.Object, at: inf.now()})
 		}
 	}
-	if inf.log.pendingLocked() >= publishBatch || inf.queue.Len() == 0 {
+	drained := inf.drainedLocked()
+	if inf.log.pendingLocked() >= publishBatch || drained {
 		inf.log.publishLocked()
 	}
 	return err

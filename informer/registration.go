@@ -24,6 +24,17 @@ type HandlerOptions struct {
 	// state it may have got wrong. Periods under MinResyncPeriod are
 	// raised to it. Zero means never; negative is an error.
 	ResyncPeriod time.Duration
+	// OnBookmark, if set, is called with a resourceVersion the server
+	// confirmed by a bookmark once the handler has been handed every
+	// change up to it: the handler's view is then that fresh. It is
+	// called from the handler's goroutine, in order with its other calls.
+	OnBookmark func(resourceVersion string)
+	// OnSynced, if set, is called with a list's resourceVersion once the
+	// handler has been handed the whole list: the initial one (before
+	// Registration.HasSynced turns true) and every relist after it (a
+	// watch that could not resume). A handler added after the informer
+	// synced hears of relists only. It is called like OnBookmark.
+	OnSynced func(resourceVersion string)
 }
 
 // MinResyncPeriod is the shortest resync period a handler gets: asking for
@@ -50,8 +61,9 @@ type Backlog struct {
 type HandlerPanicError struct {
 	// Informer and Handler name where the panic happened.
 	Informer, Handler string
-	// Method is "OnAdd", "OnUpdate" or "OnDelete"; Key is the object's
-	// key.
+	// Method is "OnAdd", "OnUpdate", "OnDelete", "OnBookmark" or
+	// "OnSynced"; Key is the object's key (the resourceVersion for the
+	// last two).
 	Method, Key string
 	// Value is what the handler panicked with, Stack where.
 	Value any
@@ -168,6 +180,9 @@ type listener[T meta.Object] struct {
 	syncOnce sync.Once
 
 	delivered, panics atomic.Uint64
+
+	// onBookmark and onSynced are the handler's HandlerOptions callbacks.
+	onBookmark, onSynced func(string)
 }
 
 // stopping reports whether the listener must stop delivering.
@@ -236,10 +251,14 @@ func (l *listener[T]) checkSynced() {
 
 // deliver hands one log entry to the handler, or skips it.
 func (l *listener[T]) deliver(e *entry[T]) {
-	if e.kind == entryResync {
-		if e.round.includes(l.id) {
+	switch e.kind {
+	case entryResync:
+		if e.detail.includes(l.id) {
 			l.call(entryUpdate, e.obj, e.obj, false)
 		}
+		return
+	case entryProgress:
+		l.progress(e.detail)
 		return
 	}
 	l.call(e.kind, e.old, e.obj, e.flag)
@@ -266,6 +285,28 @@ func (l *listener[T]) call(kind entryKind, old, obj T, flag bool) {
 	case entryDelete:
 		l.h.OnDelete(obj, flag)
 	}
+}
+
+// progress calls OnSynced or OnBookmark for a progress entry, recovering a
+// panic.
+func (l *listener[T]) progress(d *entryDetail) {
+	fn, method := l.onBookmark, "OnBookmark"
+	if d.relist {
+		fn, method = l.onSynced, "OnSynced"
+	}
+	if fn == nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			l.panics.Add(1)
+			l.inf.report(&HandlerPanicError{
+				Informer: l.inf.name, Handler: l.name, Method: method,
+				Key: d.rv, Value: v, Stack: debug.Stack(),
+			})
+		}
+	}()
+	fn(d.rv)
 }
 
 func methodName(k entryKind) string {

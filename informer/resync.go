@@ -14,12 +14,19 @@ import (
 // resync is ordered with the changes around it and never shows a handler
 // an older state than one it has already seen.
 
-// resyncRound is the set of handlers one resync is for.
-type resyncRound struct {
+// entryDetail is what a log entry needs beyond its objects: the set of
+// handlers a resync is for, or the resourceVersion a progress entry
+// reports.
+type entryDetail struct {
 	members map[uint64]struct{}
+	// rv and relist are a progress entry's: the resourceVersion the cache
+	// reached, and whether a list (rather than a bookmark) brought it
+	// there.
+	rv     string
+	relist bool
 }
 
-func (r *resyncRound) includes(id uint64) bool {
+func (r *entryDetail) includes(id uint64) bool {
 	_, ok := r.members[id]
 	return ok
 }
@@ -67,7 +74,7 @@ func (inf *Informer[T]) resyncDue() {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	now := inf.clock.Now()
-	round := &resyncRound{members: map[uint64]struct{}{}}
+	round := &entryDetail{members: map[uint64]struct{}{}}
 	for _, l := range inf.listeners {
 		if l.resync > 0 && !l.nextResync.After(now) {
 			round.members[l.id] = struct{}{}
@@ -79,7 +86,7 @@ func (inf *Informer[T]) resyncDue() {
 	}
 	at := int64(now.Sub(inf.epoch))
 	for _, obj := range inf.indexer.List() {
-		inf.log.appendLocked(entry[T]{kind: entryResync, obj: obj, round: round, at: at})
+		inf.log.appendLocked(entry[T]{kind: entryResync, obj: obj, detail: round, at: at})
 	}
 	inf.log.publishLocked()
 }

@@ -80,6 +80,9 @@ func (s *queueStore[T]) Replace(items []T, resourceVersion string) error {
 		items[i] = out
 	}
 	err := s.q.Replace(items, resourceVersion)
+	if err == nil {
+		s.inf.progressed(resourceVersion, true)
+	}
 	s.inf.checkSynced()
 	return err
 }
@@ -87,6 +90,10 @@ func (s *queueStore[T]) Replace(items []T, resourceVersion string) error {
 func (s *queueStore[T]) BeginReplace() cache.Replacement[T] {
 	return &replacement[T]{s: s, r: s.q.BeginReplace()}
 }
+
+// Bookmark tells the informer that the reflector's resume point moved to
+// resourceVersion by a bookmark.
+func (s *queueStore[T]) Bookmark(resourceVersion string) { s.inf.progressed(resourceVersion, false) }
 
 // GetByKey lets the reflector read the newest state the informer knows.
 func (s *queueStore[T]) GetByKey(key string) (T, bool) { return s.q.GetByKey(key) }
@@ -148,6 +155,9 @@ func (r *replacement[T]) Add(obj T) error {
 
 func (r *replacement[T]) Commit(resourceVersion string) error {
 	err := r.r.Commit(resourceVersion)
+	if err == nil {
+		r.s.inf.progressed(resourceVersion, true)
+	}
 	r.s.inf.checkSynced()
 	return err
 }

@@ -105,7 +105,7 @@
 //	                        (selectors, metadata-only lists, watch transport), ParseResource
 //	mirror.go               Mirror, the folded form
 //	options.go              ListOptions (the query), Options, Backoff
-//	store.go                Store and what a store may add: BulkReplacer, Lookup, Resyncer
+//	store.go                Store and what a store may add: BulkReplacer, Lookup, Resyncer, Bookmarker
 //	reflector.go            Reflector: NewReflector, Run, ListAndWatch, the loop
 //	state.go                the states: Listing, StreamingList, Watching, BackingOff, Stopped
 //	transitions.go          machine.next, every transition

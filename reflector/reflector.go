@@ -32,8 +32,10 @@ type Reflector[T meta.Object] struct {
 	known  Known[T]  // nil when lookup is nil
 	// resyncer is the store's Resync, nil without one or without a period.
 	resyncer Resyncer
-	opts     Options
-	clock    clock.Clock
+	// bookmarker is the store's Bookmark, nil without one.
+	bookmarker Bookmarker
+	opts       Options
+	clock      clock.Clock
 	// rand returns a number in [0, 1); it draws watch timeouts.
 	rand func() float64
 
@@ -51,6 +53,10 @@ type Reflector[T meta.Object] struct {
 	// nextResync is when the store is next resynced; zero before the first
 	// sync or without a resync period.
 	nextResync time.Time
+
+	// heard is when the server last answered (a list, or any watch
+	// event), in Unix nanoseconds of the clock; zero before that.
+	heard atomic.Int64
 
 	// mu guards lastSync and synced, which any goroutine may read.
 	mu       sync.Mutex
@@ -92,6 +98,9 @@ func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Optio
 	if l, ok := store.(Lookup[T]); ok {
 		r.lookup = l
 		r.known = r.knownObject
+	}
+	if b, ok := store.(Bookmarker); ok {
+		r.bookmarker = b
 	}
 	if rs, ok := store.(Resyncer); ok && opts.ResyncPeriod > 0 {
 		r.resyncer = rs
@@ -144,6 +153,21 @@ func (r *Reflector[T]) LastSyncResourceVersion() string {
 	defer r.mu.Unlock()
 	return r.lastSync
 }
+
+// LastHeard returns when the server last answered: the end of a list or
+// the arrival of a watch event (bookmarks included). It is the zero time
+// before the first answer. A cache that has not heard from its server for
+// long may be stale even though its watch is open.
+func (r *Reflector[T]) LastHeard() time.Time {
+	ns := r.heard.Load()
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// markHeard records that the server answered now.
+func (r *Reflector[T]) markHeard() { r.heard.Store(r.clock.Now().UnixNano()) }
 
 // HasSynced reports whether a list (paginated or streaming) has been
 // written to the store. It stays false while the first list keeps failing,
@@ -241,6 +265,7 @@ func (r *Reflector[T]) replace(buf *buffer[T], rv string) error {
 	r.synced = true
 	r.mu.Unlock()
 	r.m.lastSync = rv
+	r.markHeard()
 	if r.resyncer != nil && r.nextResync.IsZero() {
 		r.nextResync = r.clock.Now().Add(r.opts.ResyncPeriod)
 	}

@@ -18,7 +18,7 @@ import (
 // A store may offer more, which the reflector uses when it is there:
 // BulkReplacer (fill a relist one object at a time, no slice of the whole
 // list), Lookup (reuse unchanged objects, refuse to go back in time) and
-// Resyncer (Options.ResyncPeriod).
+// Resyncer (Options.ResyncPeriod) and Bookmarker (told of bookmarks).
 type Store[T meta.Object] interface {
 	Add(obj T) error
 	Update(obj T) error
@@ -48,4 +48,13 @@ type Lookup[T meta.Object] interface {
 // informer's DeltaFIFO). A Reflector with a ResyncPeriod calls it that often.
 type Resyncer interface {
 	Resync() error
+}
+
+// Bookmarker is a Store told of the watch's bookmarks: Bookmark is called,
+// from the reflector's goroutine, after a BOOKMARK event moved the
+// reflector's resume point to resourceVersion without changing an object.
+// Everything written to the store before the call is at or below that
+// resourceVersion. The informer uses it to know how fresh its cache is.
+type Bookmarker interface {
+	Bookmark(resourceVersion string)
 }

@@ -74,6 +74,7 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 				return end(nil)
 			}
 			events++
+			r.markHeard()
 			if err := r.checkRV(ev); err != nil {
 				return end(err)
 			}
@@ -91,6 +92,9 @@ func (r *Reflector[T]) watch(ctx context.Context, s Watching) outcome {
 				r.advance(brv)
 				rv = r.m.lastSync
 				r.trace(BookmarkReceived{ResourceVersion: brv})
+				if r.bookmarker != nil {
+					r.bookmarker.Bookmark(rv)
+				}
 			case watch.Error:
 				if ev.Status == nil {
 					return end(errNoStatus)

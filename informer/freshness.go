@@ -1,0 +1,187 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// How fresh is the cache? The reflector writes changes into the queue and
+// moves its resume point forward (after every event, bookmark and list);
+// the informer applies what it pops to its Indexer. The Indexer reflects a
+// resourceVersion once the queue is drained: every write the reflector
+// made before it reached that resourceVersion has then been applied. The
+// informer records it at two moments: when process finds the queue empty
+// after applying a change, and when a bookmark or a list arrives while the
+// queue is idle (nothing queued, nothing being processed).
+
+// freshness is the informer's record of the resourceVersion its Indexer
+// reflects. Its fields are guarded by the informer's mu.
+type freshness struct {
+	// rv is the resourceVersion the Indexer reflects; "" before the first
+	// list is applied.
+	rv string
+	// waiters is closed when rv moves; nil while nobody waits, so that an
+	// informer nobody asks costs nothing.
+	waiters chan struct{}
+	// bookmark and relist say that a bookmark or a list arrived since the
+	// last progress entry.
+	bookmark, relist bool
+	// listRV is the resourceVersion of a list queued but perhaps not yet
+	// applied: the reflector moves its own resume point only after the
+	// list is queued, so a drain may come before it.
+	listRV string
+	// wanted counts the handlers with OnBookmark or OnSynced: progress
+	// entries are appended only while it is positive.
+	wanted int
+}
+
+// StaleCacheError is returned by WaitForFreshness when ctx ends before the
+// cache reached the resourceVersion asked for.
+type StaleCacheError struct {
+	// Informer names the informer.
+	Informer string
+	// Want is the resourceVersion asked for, Have the one the cache
+	// reflects ("" before its first list).
+	Want, Have string
+	// Err is ctx's error.
+	Err error
+}
+
+// Error returns "<informer>: cache at resourceVersion <have>, waiting for
+// <want>: <ctx error>".
+func (e *StaleCacheError) Error() string {
+	return fmt.Sprintf("%s: cache at resourceVersion %q, waiting for %q: %v", e.Informer, e.Have, e.Want, e.Err)
+}
+
+// Unwrap returns ctx's error.
+func (e *StaleCacheError) Unwrap() error { return e.Err }
+
+// StoreResourceVersion returns the resourceVersion the informer's Indexer
+// reflects: every change the server made up to it is in the cache. It is
+// "" before the first list is applied, and never moves back. Handlers may
+// not have been told of every change yet (Registration.Backlog).
+func (inf *Informer[T]) StoreResourceVersion() string {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	return inf.fresh.rv
+}
+
+// LastHeard returns when the informer last heard from its server: the end
+// of a list or the arrival of a watch event or bookmark. It is the zero
+// time before the first answer. Bookmarks come about once a minute from a
+// real server, so an informer that has not heard from its server for
+// several minutes may be cut off from it.
+func (inf *Informer[T]) LastHeard() time.Time { return inf.refl.LastHeard() }
+
+// WaitForFreshness waits until the informer's cache reflects
+// resourceVersion rv — typically the resourceVersion of an object the
+// caller has just written — so that a read of the Lister sees that write
+// or a later state (read-your-writes). It returns nil at once if the cache
+// is already there. A relist counts: the list's resourceVersion is at least
+// every earlier write's. It returns a *StaleCacheError wrapping ctx's error
+// if ctx ends first, and an error if rv is not a resourceVersion the
+// informer can compare (an unsigned integer, as every etcd-backed server
+// gives).
+func (inf *Informer[T]) WaitForFreshness(ctx context.Context, rv string) error {
+	want, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s: wait for freshness: resourceVersion %q is not an unsigned integer", inf.name, rv)
+	}
+	for {
+		inf.mu.Lock()
+		have := inf.fresh.rv
+		if n, err := strconv.ParseUint(have, 10, 64); err == nil && n >= want {
+			inf.mu.Unlock()
+			return nil
+		}
+		if inf.fresh.waiters == nil {
+			inf.fresh.waiters = make(chan struct{})
+		}
+		ch := inf.fresh.waiters
+		inf.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return &StaleCacheError{Informer: inf.name, Want: rv, Have: have, Err: ctx.Err()}
+		}
+	}
+}
+
+// caughtUpLocked records that the Indexer reflects rv, wakes waiters, and
+// appends a progress entry if a bookmark or list is pending and a handler
+// asked for one. The caller holds mu and has made sure that everything
+// the reflector wrote up to rv has been applied.
+func (inf *Informer[T]) caughtUpLocked(rv string) {
+	f := &inf.fresh
+	f.listRV = ""
+	if rv != "" && rv != f.rv && !olderRV(rv, f.rv) {
+		f.rv = rv
+		if f.waiters != nil {
+			close(f.waiters)
+			f.waiters = nil
+		}
+	}
+	if !f.bookmark && !f.relist {
+		return
+	}
+	if f.wanted > 0 && f.rv != "" {
+		inf.log.appendLocked(entry[T]{kind: entryProgress, detail: &entryDetail{rv: f.rv, relist: f.relist}, at: inf.now()})
+	}
+	f.bookmark, f.relist = false, false
+}
+
+// drainedLocked is called by process, under mu, after it applied a change:
+// if the queue is empty, the Indexer reflects the reflector's resume point.
+// It reads that point before it looks at the queue, since the reflector
+// writes a change before it moves the point past it. It reports whether
+// the queue was empty.
+func (inf *Informer[T]) drainedLocked() bool {
+	if inf.queue.Len() != 0 {
+		return false
+	}
+	rv := inf.refl.LastSyncResourceVersion()
+	if inf.queue.Len() != 0 {
+		return false
+	}
+	if l := inf.fresh.listRV; l != "" && (rv == "" || olderRV(rv, l)) {
+		rv = l
+	}
+	inf.caughtUpLocked(rv)
+	return true
+}
+
+// progressed is called from the reflector's goroutine after a bookmark
+// (relist false) or a list (relist true) moved its resume point to rv. If
+// nothing is queued or being processed, the Indexer reflects rv now;
+// otherwise process records it once it drains the queue.
+func (inf *Informer[T]) progressed(rv string, relist bool) {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if relist {
+		inf.fresh.relist = true
+		inf.fresh.listRV = rv
+	} else {
+		inf.fresh.bookmark = true
+	}
+	if inf.idle != nil && inf.idle.Idle() {
+		inf.caughtUpLocked(rv)
+		inf.log.publishLocked()
+	}
+}
+
+// idler is a queue that can tell that everything written to it has been
+// processed (cache.FIFO and cache.DeltaFIFO can).
+type idler interface{ Idle() bool }
+
+// olderRV reports whether a is known to be older than b: both are unsigned
+// integers and a < b.
+func olderRV(a, b string) bool {
+	x, err := strconv.ParseUint(a, 10, 64)
+	if err != nil {
+		return false
+	}
+	y, err := strconv.ParseUint(b, 10, 64)
+	return err == nil && x < y
+}
