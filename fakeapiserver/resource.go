@@ -30,6 +30,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		// v1 Endpoints.
 		w.Header().Add("Warning", `299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"`)
 	}
+	if res.DeprecationWarning != "" {
+		w.Header().Add("Warning", "299 - "+strconv.Quote(res.DeprecationWarning))
+	}
 	if info.Subresource == "binding" && res.StorageKey() == "/pods" && info.Verb == "create" {
 		if b := s.registry.Lookup("", "v1", "bindings"); b != nil {
 			info.Name = ""

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/cel"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
@@ -39,10 +41,12 @@ type CRDSpec struct {
 	} `json:"names"`
 	Scope    string `json:"scope"`
 	Versions []struct {
-		Name         string `json:"name"`
-		Served       bool   `json:"served"`
-		Storage      bool   `json:"storage"`
-		Subresources *struct {
+		Name               string  `json:"name"`
+		Served             bool    `json:"served"`
+		Storage            bool    `json:"storage"`
+		Deprecated         bool    `json:"deprecated,omitempty"`
+		DeprecationWarning *string `json:"deprecationWarning,omitempty"`
+		Subresources       *struct {
 			Status *json.RawMessage `json:"status,omitempty"`
 			Scale  *json.RawMessage `json:"scale,omitempty"`
 		} `json:"subresources,omitempty"`
@@ -106,6 +110,7 @@ func (s *Controllers) crdHook(_ context.Context, m *meta.ObjectMeta, rest []json
 	} else if storageVersions != 1 {
 		errs = append(errs, apistatus.FieldInvalidRaw("spec.versions", fmt.Sprint(storageVersions), "must have exactly one version marked as storage version"))
 	}
+	errs = append(errs, checkRules(spec)...)
 	if len(errs) > 0 {
 		return nil, invalidCRD(errs...)
 	}
@@ -161,6 +166,40 @@ func (s *Controllers) crdHook(_ context.Context, m *meta.ObjectMeta, rest []json
 		}
 	}
 	return storage.ReplaceMember(rest, "status", &v), nil
+}
+
+// checkRules compiles every version's x-kubernetes-validations and
+// returns the errors of those that do not compile, at the place the real
+// server names: spec.validation when every version has the same schema
+// (the real server's internal form then holds it once), else the
+// version's own.
+func checkRules(spec *CRDSpec) []apistatus.FieldError {
+	shared := len(spec.Versions) > 0
+	for _, v := range spec.Versions {
+		if v.Schema == nil || spec.Versions[0].Schema == nil || !bytes.Equal(v.Schema.OpenAPIV3Schema, spec.Versions[0].Schema.OpenAPIV3Schema) {
+			shared = false
+		}
+	}
+	var errs []apistatus.FieldError
+	for i, v := range spec.Versions {
+		if v.Schema == nil || len(v.Schema.OpenAPIV3Schema) == 0 {
+			continue
+		}
+		st, err := structural.Parse(v.Schema.OpenAPIV3Schema)
+		if err != nil {
+			continue
+		}
+		path := fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i)
+		if shared {
+			path = "spec.validation.openAPIV3Schema"
+		}
+		_, bad := cel.Compile(st, path)
+		errs = append(errs, bad...)
+		if shared {
+			break
+		}
+	}
+	return errs
 }
 
 func containsString(xs []string, x string) bool {
@@ -235,6 +274,12 @@ func (s *Controllers) crdResources(obj *storage.Object) []*registry.Resource {
 			Generation: true, Custom: true, NameRule: registry.NamePathSegment, RequireResourceVersion: true,
 			StorageVersionHash: hash, PrinterColumns: v.AdditionalPrinterColumns,
 		}
+		if v.Deprecated {
+			r.DeprecationWarning = spec.Group + "/" + v.Name + " " + spec.Names.Kind + " is deprecated"
+			if v.DeprecationWarning != nil {
+				r.DeprecationWarning = *v.DeprecationWarning
+			}
+		}
 		if v.Subresources != nil {
 			if v.Subresources.Status != nil {
 				r.Subresources = append(r.Subresources, registry.Subresource{Name: "status", Kind: spec.Names.Kind, Verbs: []string{"get", "patch", "update"}})
@@ -252,6 +297,9 @@ func (s *Controllers) crdResources(obj *storage.Object) []*registry.Resource {
 			}
 			if st, err := structural.Parse(v.Schema.OpenAPIV3Schema); err == nil {
 				r.Structural = st
+				if rules, errs := cel.Compile(st, ""); rules != nil && len(errs) == 0 {
+					r.CustomRules = rules
+				}
 			}
 		}
 		if len(v.SelectableFields) > 0 {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/structural"
 
@@ -69,6 +70,13 @@ type Resource struct {
 	// Structural is the same schema with every keyword the server
 	// enforces (defaults, value validations, list types), nil for none.
 	Structural *structural.Schema
+	// CustomRules runs the schema's x-kubernetes-validations (internal/cel)
+	// on a custom resource's members (old: the stored object's on update);
+	// nil when the schema has none.
+	CustomRules RuleChecker
+	// DeprecationWarning is sent as a Warning header with every request
+	// to the resource (a CRD version marked deprecated).
+	DeprecationWarning string
 	// NoWatchCache marks resources the real server serves straight from
 	// etcd (core events): compaction is visible at once.
 	NoWatchCache bool
@@ -82,6 +90,13 @@ type Resource struct {
 	// PrinterColumns are a custom resource's additionalPrinterColumns
 	// (its Table columns after Name).
 	PrinterColumns []tbl.PrinterColumn
+}
+
+// RuleChecker checks an object's top-level members (all but kind,
+// apiVersion and metadata) against validation rules; old holds the stored
+// object's members on update and is nil on create.
+type RuleChecker interface {
+	Check(rest, old []jsonv.Member) []apistatus.FieldError
 }
 
 // Subresource is one entry of a resource's subresources in discovery.

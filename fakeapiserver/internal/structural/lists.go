@@ -53,10 +53,10 @@ func mapKey(item *jsonv.Value, keys []string) *jsonv.Value {
 	return &k
 }
 
-// oldItem correlates item i of a list with the old list, as ratcheting
+// OldItem correlates item i of a list with the old list, as ratcheting
 // does: a map list's item by its keys, a set's by equality; the items of
 // an atomic list have no counterpart.
-func oldItem(x, old *jsonv.Value, i int, s *Schema) *jsonv.Value {
+func OldItem(x, old *jsonv.Value, i int, s *Schema) *jsonv.Value {
 	if old == nil || old.Kind != jsonv.Array {
 		return nil
 	}

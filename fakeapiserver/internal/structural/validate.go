@@ -154,7 +154,7 @@ func (v *validator) array(x, old *jsonv.Value, s *Schema, path string) {
 		v.add(apistatus.FieldInvalidRaw(path, strconv.FormatInt(n, 10), fmt.Sprintf("%s in body should have at least %d items", path, *s.MinItems)))
 	}
 	for i := range x.Arr {
-		v.value(&x.Arr[i], oldItem(x, old, i, s), s.Items, path+"["+strconv.Itoa(i)+"]")
+		v.value(&x.Arr[i], OldItem(x, old, i, s), s.Items, path+"["+strconv.Itoa(i)+"]")
 	}
 	v.listType(x, s, path)
 }

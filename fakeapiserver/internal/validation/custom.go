@@ -147,12 +147,17 @@ func CheckCustom(rest []jsonv.Member, res *registry.Resource) ([]jsonv.Member, [
 }
 
 // CustomValues checks a custom resource's values against its schema's
-// keywords and list types (structural.Validate): old holds the stored
+// keywords and list types (structural.Validate), then its CEL rules
+// (Resource.CustomRules): old holds the stored
 // object's members on update (nil on create), whose unchanged values are
 // not checked again.
 func CustomValues(res *registry.Resource, rest, old []jsonv.Member) []apistatus.FieldError {
 	if !res.Custom || res.Structural == nil {
 		return nil
 	}
-	return structural.Validate(rest, old, res.Structural)
+	errs := structural.Validate(rest, old, res.Structural)
+	if res.CustomRules != nil {
+		errs = append(errs, res.CustomRules.Check(rest, old)...)
+	}
+	return errs
 }

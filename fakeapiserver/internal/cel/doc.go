@@ -1,0 +1,23 @@
+// Package cel runs a CustomResourceDefinition's x-kubernetes-validations
+// rules with github.com/google/cel-go, the library kube-apiserver uses:
+// the rules are compiled against the schema's types when the CRD is
+// written (the real server's compile errors, word for word) and evaluated
+// on every create and update of a custom resource (the real messages,
+// reasons and field paths; transition rules on oldSelf; a runtime cost
+// budget).
+//
+// Where things are:
+//   - types.go: the CEL types a structural schema declares (objects as
+//     struct types whose fields read JSON objects, lists, maps) and the
+//     conversion of JSON values to the values rules see.
+//   - compile.go: Compile, every rule of a schema compiled, and the
+//     errors a CRD write gets for rules that do not compile.
+//   - check.go: Rules.Check, the rules run against an object (and the
+//     stored one on update).
+//   - library.go: the Kubernetes CEL functions rules commonly call
+//     beyond cel-go's own (lists: isSorted, sum, min, max, indexOf,
+//     lastIndexOf; regex: find, findAll).
+//
+// The package is a dependency of the fake server alone: nothing on the
+// client path (rest, reflector, informer) imports it.
+package cel
