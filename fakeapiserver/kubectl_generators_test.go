@@ -16,7 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// generatorCommands are kubectl's create generators, run and expose: all
+// generatorCommands are kubectl's create generators, run, expose and
+// autoscale: all
 // send protobuf bodies (kubectl's typed clients have no content-type
 // setting), and each prints what it prints against a real kube-apiserver
 // v1.37.2.
@@ -47,6 +48,7 @@ var generatorCommands = []struct {
 	{[]string{"create", "ingress", "web", "--rule=web.example.com/*=web:80"}, "ingress.networking.k8s.io/web created\n"},
 	{[]string{"run", "nginx", "--image=nginx", "--labels=app=nginx"}, "pod/nginx created\n"},
 	{[]string{"expose", "deployment", "web", "--port=80", "--target-port=8080"}, "service/web exposed\n"},
+	{[]string{"autoscale", "deployment", "web", "--min=1", "--max=3", "--cpu-percent=80"}, "horizontalpodautoscaler.autoscaling/web autoscaled\n"},
 	{[]string{"get", "configmap", "cm", "-o", "jsonpath={.data}"}, `{"a":"b","c":"d"}`},
 	{[]string{"get", "quota", "q", "-o", "jsonpath={.spec.hard}"}, `{"cpu":"1","memory":"1Gi","pods":"10"}`},
 	{[]string{"get", "pdb", "pdb", "-o", "jsonpath={.spec.minAvailable}"}, `50%`},

@@ -307,11 +307,13 @@ func (s *Server) writeList(w http.ResponseWriter, n request.Negotiation, res *re
 		return
 	}
 	request.SetBodyHeaders(w.Header(), n)
+	out, closer := request.CompressedWriter(w, n, listItemsSize(page, n.Format))
 	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriterSize(w, 256<<10)
+	bw := bufio.NewWriterSize(out, 256<<10)
 	s.encodeListTo(bw, res, version, n.Format, page)
 	_ = bw.WriteByte('\n')
 	_ = bw.Flush()
+	_ = closer.Close()
 }
 
 // listItemsSize is about how many bytes a page's items take encoded.

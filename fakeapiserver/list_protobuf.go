@@ -48,9 +48,11 @@ func (s *Server) writeProtobufList(w http.ResponseWriter, n request.Negotiation,
 	h.Set("Content-Type", request.MediaProtobuf)
 	prefix := kubeproto.AppendEnvelopeHeader(nil, listAPIVersion, listKind, size)
 	trailer := kubeproto.AppendEnvelopeTrailer(nil)
-	h.Set("Content-Length", strconv.Itoa(len(prefix)+size+len(trailer)))
+	total := len(prefix) + size + len(trailer)
+	h.Set("Content-Length", strconv.Itoa(total))
+	out, closer := request.CompressedWriter(w, n, total)
 	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriterSize(w, 256<<10)
+	bw := bufio.NewWriterSize(out, 256<<10)
 	_, _ = bw.Write(prefix)
 	_, _ = bw.Write(meta)
 	var tag []byte
@@ -63,6 +65,7 @@ func (s *Server) writeProtobufList(w http.ResponseWriter, n request.Negotiation,
 	}
 	_, _ = bw.Write(trailer)
 	_ = bw.Flush()
+	_ = closer.Close()
 	return true
 }
 

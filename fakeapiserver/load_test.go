@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"runtime"
@@ -26,6 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
+	"github.com/kubecache/kubecache/kubeproto"
 )
 
 func TestLoad(t *testing.T) {
@@ -64,11 +66,18 @@ func TestLoad(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
 	seen := make([]int, watchers)
+	// With KUBECACHE_LOAD_PROTOBUF=1, half the watchers of each kind ask
+	// for protobuf (as client-go's typed informers do).
+	protobuf := os.Getenv("KUBECACHE_LOAD_PROTOBUF") == "1"
 	var readers sync.WaitGroup
 	for w := range watchers {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL()+cmPath+"?watch=1&labelSelector=shard%3D1&resourceVersion="+rv, nil)
 		if w%2 == 0 {
 			req.URL.RawQuery = "watch=1&resourceVersion=" + rv
+		}
+		pb := protobuf && w%4 >= 2
+		if pb {
+			req.Header.Set("Accept", "application/vnd.kubernetes.protobuf, application/json")
 		}
 		resp, err := client.Do(req)
 		require.NoError(t, err)
@@ -76,11 +85,15 @@ func TestLoad(t *testing.T) {
 		go func() {
 			defer readers.Done()
 			defer resp.Body.Close()
-			sc := bufio.NewScanner(resp.Body)
 			want := updates
 			if w%2 == 1 {
 				want = updates / 2
 			}
+			if pb {
+				readProtobufModified(resp.Body, want, &seen[w])
+				return
+			}
+			sc := bufio.NewScanner(resp.Body)
 			for sc.Scan() {
 				if !bytes.HasPrefix(sc.Bytes(), []byte(`{"type":"MODIFIED"`)) {
 					continue
@@ -115,12 +128,30 @@ func TestLoad(t *testing.T) {
 		assert.Equal(t, want, n, "watcher %d", w)
 	}
 	delivered := watchers / 2 * (updates + updates/2)
-	t.Logf("%d updates to %d watchers: %d events in %v (%.0f events/s)", updates, watchers, delivered, elapsed, float64(delivered)/elapsed.Seconds())
+	t.Logf("%d updates to %d watchers (protobuf for half: %v): %d events in %v (%.0f events/s)", updates, watchers, protobuf, delivered, elapsed, float64(delivered)/elapsed.Seconds())
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	t.Logf("heap in use after the run: %d MB; total %v", ms.HeapInuse>>20, time.Since(start))
 	require.NoError(t, ctx.Err(), "the load test exceeded its time budget")
+}
+
+// readProtobufModified counts the MODIFIED frames of a protobuf watch
+// stream into seen until want.
+func readProtobufModified(r io.Reader, want int, seen *int) {
+	br := bufio.NewReader(r)
+	for {
+		frame, err := kubeproto.ReadFrame(br, kubeproto.MaxFrameSize)
+		if err != nil {
+			return
+		}
+		if typ, _, err := kubeproto.ParseWatchEvent(frame); err != nil || typ != "MODIFIED" {
+			continue
+		}
+		if *seen++; *seen == want {
+			return
+		}
+	}
 }
 
 // TestLoadFanOut checks fan-out under load: 100,000 objects loaded, 500

@@ -2,6 +2,9 @@ package fakeapiserver
 
 import (
 	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -152,4 +155,30 @@ func TestNegotiationOrder(t *testing.T) {
 	assert.Equal(t, "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf", r.status(t).Message)
 	r = c.get(cmPath, "Accept", "text/html")
 	assert.Equal(t, "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch", r.status(t).Message)
+}
+
+func TestGzipLargeResponses(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	big := strings.Repeat("y", 1000)
+	for i := range 140 {
+		c.mustCreate(cmPath, fmt.Sprintf(`{"metadata":{"name":"big-%03d"},"data":{"x":%q}}`, i, big))
+	}
+	for _, accept := range []string{"application/json", mediaProtobuf} {
+		// Below the threshold: as is.
+		small := c.get(cmPath+"?limit=10", "Accept", accept, "Accept-Encoding", "gzip")
+		assert.Empty(t, small.header.Get("Content-Encoding"), accept)
+		// A client that does not accept gzip never gets it.
+		plain := c.get(cmPath, "Accept", accept)
+		assert.Empty(t, plain.header.Get("Content-Encoding"), accept)
+		assert.Greater(t, len(plain.body), 128<<10, accept)
+		// Past 128 KiB, gzip.
+		r := c.get(cmPath, "Accept", accept, "Accept-Encoding", "gzip")
+		assert.Equal(t, "gzip", r.header.Get("Content-Encoding"), accept)
+		assert.Equal(t, "Accept-Encoding", r.header.Get("Vary"), accept)
+		zr, err := gzip.NewReader(bytes.NewReader(r.body))
+		require.NoError(t, err)
+		body, err := io.ReadAll(zr)
+		require.NoError(t, err)
+		assert.Equal(t, plain.body, body, accept)
+	}
 }

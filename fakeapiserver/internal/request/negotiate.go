@@ -57,6 +57,9 @@ type Negotiation struct {
 	// Protobuf: the body goes out in the Kubernetes protobuf encoding
 	// (FormatJSON and FormatPartial) when its kind has a message.
 	Protobuf bool
+	// Gzip: the client accepts a gzip-encoded body (Accept-Encoding),
+	// which a body of GzipThreshold bytes or more gets.
+	Gzip bool
 }
 
 // The media types the server reads and writes.
@@ -82,7 +85,7 @@ func NegotiateRead(r *http.Request, stream bool) (Negotiation, error) {
 
 func negotiateAccept(r *http.Request, stream, tables bool) (Negotiation, error) {
 	list := r.Method == http.MethodGet && !stream && listRequest(r)
-	n := Negotiation{Pretty: IsPretty(r) && !stream}
+	n := Negotiation{Pretty: IsPretty(r) && !stream, Gzip: acceptsGzip(r)}
 	accept := strings.TrimSpace(r.Header.Get("Accept"))
 	if accept == "" {
 		return n, nil
@@ -138,7 +141,7 @@ func negotiateAccept(r *http.Request, stream, tables bool) (Negotiation, error) 
 			continue
 		}
 	}
-	return Negotiation{Pretty: n.Pretty}, apistatus.NotAcceptable(stream || list)
+	return Negotiation{Pretty: n.Pretty, Gzip: n.Gzip}, apistatus.NotAcceptable(stream || list)
 }
 
 // listRequest reports whether a GET names a collection (its 406 names

@@ -57,11 +57,8 @@ func EncodeObject(o *storage.Object, format Format, apiVersion string) []byte {
 func WriteBody(w http.ResponseWriter, n Negotiation, code int, body []byte) {
 	if n.Protobuf && (n.Format == FormatJSON || n.Format == FormatPartial) {
 		if pb, err := kubeproto.Encode(body); err == nil {
-			h := w.Header()
-			setContentHeaders(h, MediaProtobuf)
-			h.Set("Content-Length", strconv.Itoa(len(pb)))
-			w.WriteHeader(code)
-			_, _ = w.Write(pb)
+			setContentHeaders(w.Header(), MediaProtobuf)
+			writeSized(w, n, code, pb)
 			return
 		}
 	}
@@ -85,9 +82,17 @@ func WriteBody(w http.ResponseWriter, n Negotiation, code int, body []byte) {
 	if len(body) == 0 || body[len(body)-1] != '\n' {
 		body = append(body, '\n')
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	writeSized(w, n, code, body)
+}
+
+// writeSized sends a complete body: with its Content-Length, or
+// gzip-encoded when it is large and the client accepts gzip.
+func writeSized(w http.ResponseWriter, n Negotiation, code int, body []byte) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	out, closer := CompressedWriter(w, n, len(body))
 	w.WriteHeader(code)
-	_, _ = w.Write(body)
+	_, _ = out.Write(body)
+	_ = closer.Close()
 }
 
 // SetBodyHeaders sets the headers of a compact JSON body in the
@@ -123,7 +128,7 @@ func WriteStatus(w http.ResponseWriter, r *http.Request, st *meta.Status) {
 		code = http.StatusInternalServerError
 	}
 	n, _ := Negotiate(r, false)
-	WriteBody(w, Negotiation{Pretty: IsPretty(r), Protobuf: n.Protobuf}, code, body)
+	WriteBody(w, Negotiation{Pretty: IsPretty(r), Protobuf: n.Protobuf, Gzip: n.Gzip}, code, body)
 }
 
 // WriteError sends err as a Status.
