@@ -12,6 +12,7 @@ import (
 	"github.com/kubecache/kubecache/controllers/job"
 	"github.com/kubecache/kubecache/controllers/kit"
 	"github.com/kubecache/kubecache/controllers/kubelet"
+	"github.com/kubecache/kubecache/controllers/nodelifecycle"
 	"github.com/kubecache/kubecache/controllers/replicaset"
 	"github.com/kubecache/kubecache/controllers/scheduler"
 	"github.com/kubecache/kubecache/controllers/serviceaccount"
@@ -91,6 +92,8 @@ func build(env kit.Env, name string, opts Options) (runner, error) {
 		return deployment.New(env, deployment.Options{})
 	case Job:
 		return job.New(env)
+	case NodeLifecycle:
+		return nodelifecycle.New(env, nodelifecycle.Options{})
 	case ReplicaSet:
 		return replicaset.New(env, replicaset.Options{})
 	case Scheduler:

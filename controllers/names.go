@@ -10,13 +10,14 @@ import (
 const (
 	Deployment     = "deployment"
 	Job            = "job"
+	NodeLifecycle  = "nodelifecycle"
 	ReplicaSet     = "replicaset"
 	Scheduler      = "scheduler"
 	ServiceAccount = "serviceaccount"
 )
 
 // All lists every controller, in the order a Manager starts them.
-var All = []string{Deployment, Job, ReplicaSet, Scheduler, ServiceAccount}
+var All = []string{Deployment, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount}
 
 // ParseNames reads a --controllers value: "all", "" (none), or a comma
 // separated list of names, where "-name" removes one from what comes

@@ -25,9 +25,10 @@ It prints one line when it is ready, with its URL and the kubeconfig it
 wrote, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 
 With --controllers and --nodes it is a cluster in a box: the named
-controllers (deployment, job, replicaset, scheduler, serviceaccount, or all)
-and N simulated nodes run beside it as its clients, so a Deployment gets
-its ReplicaSet, pods, scheduling and readiness.
+controllers (deployment, job, nodelifecycle, replicaset, scheduler,
+serviceaccount, or all) and N simulated nodes run beside it as its
+clients, so a Deployment gets its ReplicaSet, pods, scheduling and
+readiness.
 
 Examples:
   kubecache serve --kubeconfig-out /tmp/fake.kubeconfig
