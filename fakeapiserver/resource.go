@@ -33,6 +33,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	if res.DeprecationWarning != "" {
 		w.Header().Add("Warning", "299 - "+strconv.Quote(res.DeprecationWarning))
 	}
+	if s.serveConnect(w, r, info, res) {
+		return
+	}
 	if info.Subresource == "binding" && res.StorageKey() == "/pods" && info.Verb == "create" {
 		if b := s.registry.Lookup("", "v1", "bindings"); b != nil {
 			info.Name = ""

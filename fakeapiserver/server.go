@@ -23,6 +23,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/faults"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/satoken"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
 
@@ -44,6 +45,8 @@ type Server struct {
 
 	// services allocates Services' cluster IPs and node ports.
 	services *builtin.ServiceAllocator
+	// saTokens signs and checks service account tokens.
+	saTokens *satoken.Issuer
 
 	// discovery serves discovery and OpenAPI from the registry.
 	discovery *discovery.Server
@@ -126,6 +129,8 @@ func New(opts Options) *Server {
 		panic(err) // a constant CIDR
 	}
 	s.services = services
+	s.saTokens = satoken.NewIssuer(tokenIssuer)
+	s.auth.SetServiceAccountTokens(s.serviceAccountUser)
 	s.faults = faults.New(s.clock, s.log)
 	s.ctrl = controllers.New(s.store, s.registry, s.clock.Now, s.log, serverWriter{s})
 	if opts.Seed != 0 {

@@ -94,7 +94,17 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 		if spec := storage.FindMember(in.Rest, "spec"); spec != nil {
 			token = registry.LookupString(spec, "token")
 		}
-		if u, ok := s.opts.Tokens[token]; ok {
+		var audiences []string
+		if spec := storage.FindMember(in.Rest, "spec"); spec != nil {
+			if a := spec.Get("audiences"); a != nil && a.Kind == jsonv.Array {
+				for _, v := range a.Arr {
+					audiences = append(audiences, v.Str)
+				}
+			}
+		}
+		if sa, ok := s.reviewServiceAccountToken(token, audiences); ok {
+			st = sa
+		} else if u, ok := s.opts.Tokens[token]; ok {
 			st = map[string]any{"authenticated": true, "user": map[string]any{"username": u.Name, "groups": append(u.Groups, "system:authenticated")}}
 		} else {
 			st = map[string]any{"authenticated": false, "error": "invalid bearer token"}
