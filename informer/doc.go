@@ -59,6 +59,8 @@
 //	freshness.go     StoreResourceVersion, LastHeard, WaitForFreshness, StaleCacheError:
 //	                 the resourceVersion the cache reflects, and progress entries for
 //	                 HandlerOptions.OnBookmark and OnSynced
+//	predicate.go     Predicate (HandlerOptions.Predicate): GenerationChanged, LabelsChanged,
+//	                 AnnotationChanged, ResourceVersionChanged, And, Or, Not
 //	wait.go          WaitForCacheSync, Syncer, NotSyncedError (why a cache has not synced)
 //	factory.go       Factory, For, Spec: informers shared by key
 //	errors.go        finding the server's Status inside an error

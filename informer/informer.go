@@ -329,6 +329,8 @@ func (inf *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Reg
 		syncedCh:     make(chan struct{}),
 		onBookmark:   opts.OnBookmark,
 		onSynced:     opts.OnSynced,
+		pred:         opts.Predicate,
+		filtered:     !opts.Predicate.isZero(),
 	}
 	if l.onBookmark != nil || l.onSynced != nil {
 		inf.fresh.wanted++

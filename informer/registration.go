@@ -35,6 +35,10 @@ type HandlerOptions struct {
 	// watch that could not resume). A handler added after the informer
 	// synced hears of relists only. It is called like OnBookmark.
 	OnSynced func(resourceVersion string)
+	// Predicate, if it has a function set, decides which notifications
+	// reach the handler (GenerationChanged, LabelsChanged, And, Or, Not
+	// …). Skipped ones are not counted in Backlog.Delivered.
+	Predicate Predicate
 }
 
 // MinResyncPeriod is the shortest resync period a handler gets: asking for
@@ -183,6 +187,9 @@ type listener[T meta.Object] struct {
 
 	// onBookmark and onSynced are the handler's HandlerOptions callbacks.
 	onBookmark, onSynced func(string)
+	// pred filters the handler's calls when filtered is set.
+	pred     Predicate
+	filtered bool
 }
 
 // stopping reports whether the listener must stop delivering.
@@ -266,7 +273,6 @@ func (l *listener[T]) deliver(e *entry[T]) {
 
 // call makes one handler call, recovering a panic.
 func (l *listener[T]) call(kind entryKind, old, obj T, flag bool) {
-	l.delivered.Add(1)
 	defer func() {
 		if v := recover(); v != nil {
 			l.panics.Add(1)
@@ -277,6 +283,10 @@ func (l *listener[T]) call(kind entryKind, old, obj T, flag bool) {
 			})
 		}
 	}()
+	if l.filtered && !l.passes(kind, old, obj, flag) {
+		return
+	}
+	l.delivered.Add(1)
 	switch kind {
 	case entryAdd:
 		l.h.OnAdd(obj, flag)
@@ -285,6 +295,17 @@ func (l *listener[T]) call(kind entryKind, old, obj T, flag bool) {
 	case entryDelete:
 		l.h.OnDelete(obj, flag)
 	}
+}
+
+// passes asks the handler's predicate about one call.
+func (l *listener[T]) passes(kind entryKind, old, obj T, flag bool) bool {
+	switch kind {
+	case entryAdd:
+		return l.pred.add(obj.GetObjectMeta(), flag)
+	case entryDelete:
+		return l.pred.delete(obj.GetObjectMeta(), flag)
+	}
+	return l.pred.update(old.GetObjectMeta(), obj.GetObjectMeta())
 }
 
 // progress calls OnSynced or OnBookmark for a progress entry, recovering a
