@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubecache/kubecache/kubeproto"
 )
 
 // Side is one of the two servers a Case talks to.
@@ -212,10 +214,16 @@ func (s *Side) Do(ctx context.Context, req Request) (*Response, error) {
 func readResponse(ctx context.Context, resp *http.Response, took time.Duration, watch bool) *Response {
 	defer resp.Body.Close()
 	out := &Response{Code: resp.StatusCode, Header: resp.Header, Took: took}
+	// "application/vnd.kubernetes.protobuf", with ";stream=watch" for a watch.
+	protobuf := strings.HasPrefix(mediaType(resp.Header.Get("Content-Type")), "application/vnd.kubernetes.protobuf")
 	if !watch || resp.StatusCode != http.StatusOK {
 		b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 		out.Body = b
 		out.StreamErr = err
+		if protobuf && err == nil {
+			// Protobuf answers are compared as the objects they hold.
+			out.Body, out.StreamErr = kubeproto.Decode(b)
+		}
 		return out
 	}
 	ctx, cancel := context.WithTimeout(ctx, WatchDeadline)
@@ -223,10 +231,13 @@ func readResponse(ctx context.Context, resp *http.Response, took time.Duration, 
 	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
 	defer stop()
 	br := bufio.NewReaderSize(resp.Body, 1<<16)
-	d := json.NewDecoder(br)
+	next := jsonEvents(br)
+	if protobuf {
+		next = protobufEvents(br)
+	}
 	for {
 		var ev Event
-		if err := d.Decode(&ev); err != nil {
+		if err := next(&ev); err != nil {
 			if !errors.Is(err, io.EOF) {
 				if ctx.Err() != nil {
 					err = fmt.Errorf("stream still open after %v: %w", WatchDeadline, ctx.Err())
@@ -236,6 +247,28 @@ func readResponse(ctx context.Context, resp *http.Response, took time.Duration, 
 			return out
 		}
 		out.Events = append(out.Events, ev)
+	}
+}
+
+// jsonEvents reads the events of a JSON watch stream.
+func jsonEvents(r io.Reader) func(*Event) error {
+	d := json.NewDecoder(r)
+	return func(ev *Event) error { return d.Decode(ev) }
+}
+
+// protobufEvents reads the events of a protobuf watch stream
+// (length-prefixed WatchEvent frames) as the JSON events they hold.
+func protobufEvents(r io.Reader) func(*Event) error {
+	return func(ev *Event) error {
+		frame, err := kubeproto.ReadFrame(r, kubeproto.MaxFrameSize)
+		if err != nil {
+			return err
+		}
+		line, err := kubeproto.DecodeWatchEvent(frame)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(line, ev)
 	}
 }
 
