@@ -86,6 +86,18 @@ type Options struct {
 	// on the real server.
 	MaxRequestBodyBytes int64
 
+	// NoGarbageCollector and NoNamespaceController switch off the two
+	// controllers the server runs that a real cluster runs in
+	// kube-controller-manager, so the server behaves as a real API server
+	// alone does: with NoGarbageCollector the dependents of a deleted
+	// owner stay, and an object deleted with propagationPolicy Foreground
+	// or Orphan keeps its finalizer and waits; with
+	// NoNamespaceController a deleted namespace stays Terminating with its
+	// contents. Both are off by default: the server collects garbage and
+	// empties deleted namespaces.
+	NoGarbageCollector    bool
+	NoNamespaceController bool
+
 	// NoDefaultObjects skips creating the default namespaces and the
 	// kubernetes Service.
 	NoDefaultObjects bool

@@ -132,7 +132,8 @@ func New(opts Options) *Server {
 	s.saTokens = satoken.NewIssuer(tokenIssuer)
 	s.auth.SetServiceAccountTokens(s.serviceAccountUser)
 	s.faults = faults.New(s.clock, s.log)
-	s.ctrl = controllers.New(s.store, s.registry, s.clock.Now, s.log, serverWriter{s})
+	s.ctrl = controllers.New(s.store, s.registry, s.clock.Now, s.log, serverWriter{s},
+		controllers.Switches{NoGarbageCollector: opts.NoGarbageCollector, NoNamespaceController: opts.NoNamespaceController})
 	if opts.Seed != 0 {
 		s.rng = rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
 	} else {

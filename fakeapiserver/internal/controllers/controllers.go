@@ -22,6 +22,9 @@ type Controllers struct {
 	writer   Writer
 	// gc is the garbage collector's state (gc.go).
 	gc *collector
+	// noGC and noNamespaces switch off the garbage collector and the
+	// namespace controller (see Switches); set once in New.
+	noGC, noNamespaces bool
 	// The hooks give namespaces and CRDs their behaviour; set once in
 	// newControllers.
 	createHooks map[string]ObjectHook
@@ -41,9 +44,21 @@ type Writer interface {
 	CommitUpdate(ctx context.Context, res *registry.Resource, cur, next *storage.Object) (*storage.Object, error)
 }
 
+// Switches turn off the controllers a real cluster runs in
+// kube-controller-manager rather than in the API server, so a server can
+// behave as a real API server alone does.
+type Switches struct {
+	// NoGarbageCollector leaves dependents of deleted owners in place and
+	// objects with the foregroundDeletion or orphan finalizer waiting.
+	NoGarbageCollector bool
+	// NoNamespaceController leaves a deleted namespace Terminating with
+	// its contents.
+	NoNamespaceController bool
+}
+
 // New returns the controllers of a server's store and registry.
-func New(st *storage.Store, reg *registry.Registry, now func() time.Time, log *slog.Logger, w Writer) *Controllers {
-	s := &Controllers{store: st, registry: reg, now: now, log: log, writer: w}
+func New(st *storage.Store, reg *registry.Registry, now func() time.Time, log *slog.Logger, w Writer, sw Switches) *Controllers {
+	s := &Controllers{store: st, registry: reg, now: now, log: log, writer: w, noGC: sw.NoGarbageCollector, noNamespaces: sw.NoNamespaceController}
 	s.gc = newCollector()
 	s.createHooks = map[string]ObjectHook{
 		"/namespaces": s.namespaceLabelHook,

@@ -46,5 +46,7 @@ func (s *Controllers) AfterWrite(ctx context.Context, res *registry.Resource, ty
 	if h := s.afterHooks[res.StorageKey()]; h != nil {
 		h(ctx, typ, prev, obj)
 	}
-	s.collect(ctx, res, typ, prev, obj)
+	if !s.noGC {
+		s.collect(ctx, res, typ, prev, obj)
+	}
 }

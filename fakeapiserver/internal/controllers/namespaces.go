@@ -114,6 +114,9 @@ func (s *Controllers) namespaceContentChanged(ctx context.Context, ns string) {
 
 // syncNamespace advances the deletion of namespace ns.
 func (s *Controllers) syncNamespace(ctx context.Context, ns string) {
+	if s.noNamespaces {
+		return
+	}
 	s.gc.run("namespace/"+ns, func() { s.syncNamespaceOnce(ctx, ns) })
 }
 
