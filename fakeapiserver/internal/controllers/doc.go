@@ -22,7 +22,7 @@
 //
 // # Files
 //
-//   - controllers.go: Controllers, Writer, New.
+//   - controllers.go: Controllers, Writer, New, Switches (the garbage collector and the namespace controller can be off).
 //   - hooks.go: the hooks that give namespaces and CRDs their behaviour
 //     (before create and update, instead of delete) and AfterWrite, which
 //     runs after every committed write.
