@@ -36,11 +36,17 @@
 // handing out what is ready, then returns ErrShutDown; ShutDownWithDrain
 // also waits for the workers to finish. The queue starts no goroutines.
 //
+// Ready keys of higher priority go first (AddWithPriority); AddInitial puts
+// the keys of an informer's initial list at LowPriority, behind live
+// changes, unless Options.InitialListFirst.
+//
 // # Files
 //
 //   - queue.go: Queue, Options, New; Add, Get, Done, Len, ShutDown,
 //     ShutDownWithDrain — the de-duplicating core and how Gets park.
 //   - fifo.go: the ring buffer holding ready items in order.
+//   - priority.go: AddWithPriority, AddInitial, LowPriority, and the ready
+//     list (one line per priority) behind Get.
 //   - delaying.go: AddAfter and the min-heap of items waiting for their time.
 //   - rate_limiter.go: RateLimiter and its implementations:
 //     ItemExponentialBackoff (per item), TokenBucket (overall), MaxOf, and

@@ -23,6 +23,9 @@ type Options[K comparable] struct {
 	// RateLimiter decides how long AddRateLimited waits before an item is
 	// retried. Nil means NewDefaultRateLimiter over Clock.
 	RateLimiter RateLimiter[K]
+	// InitialListFirst makes AddInitial add the items of an initial list
+	// at Add's priority instead of LowPriority.
+	InitialListFirst bool
 }
 
 // Queue is a de-duplicating work queue of keys, with delayed and
@@ -52,12 +55,14 @@ type Queue[K comparable] struct {
 
 	// mu guards every field below.
 	mu sync.Mutex
-	// ready holds the items waiting for Get, oldest first. An item is in
-	// ready only if it is in dirty and not in processing.
-	ready fifo[K]
+	// ready holds the items waiting for Get, highest priority first, then
+	// oldest first. An item is in ready only if it is in dirty and not in
+	// processing.
+	ready readyList[K]
 	// dirty holds every item that needs processing (ready, or re-added while
-	// processing), with the time it became due: the start of its wait time.
-	dirty map[K]time.Time
+	// processing), with the time it became due (the start of its wait
+	// time), its priority and its entry in ready.
+	dirty map[K]dirtyItem
 	// processing holds the items handed out by Get and not yet Done, with
 	// the time Get handed them out: the start of their work time.
 	processing map[K]time.Time
@@ -83,6 +88,9 @@ type Queue[K comparable] struct {
 	// stats are the counters behind Metrics.
 	stats stats
 
+	// initialFirst is Options.InitialListFirst.
+	initialFirst bool
+
 	// onPark, when set (only by this package's tests, before the queue is
 	// shared), is called with mu held each time a Get parks.
 	onPark func()
@@ -98,10 +106,23 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	return &Queue[K]{
 		clock:      clk,
 		limiter:    limiter,
-		dirty:      make(map[K]time.Time),
+		dirty:      make(map[K]dirtyItem),
 		processing: make(map[K]time.Time),
 		delayed:    newDelayHeap[K](),
+
+		initialFirst: opts.InitialListFirst,
 	}
+}
+
+// dirtyItem is what the queue knows of an item that needs processing.
+type dirtyItem struct {
+	// due is when it became due: the start of its wait time.
+	due time.Time
+	// priority is the highest it was added with since it was last handed
+	// out.
+	priority int
+	// seq is its live entry in ready; 0 while it is processing.
+	seq uint64
 }
 
 // Add marks item as needing processing. If the item is already waiting it is
@@ -114,7 +135,7 @@ func (q *Queue[K]) Add(item K) {
 		q.stats.dropped++
 		return
 	}
-	if _, ok := q.dirty[item]; ok {
+	if d, ok := q.dirty[item]; ok && d.priority >= 0 {
 		// The common case for a busy object; skip reading the clock.
 		q.stats.adds++
 		q.stats.merged++
@@ -125,18 +146,37 @@ func (q *Queue[K]) Add(item K) {
 
 // addLocked is Add for an item that became due at the given time. q.mu must
 // be held and the queue must not be shutting down.
-func (q *Queue[K]) addLocked(item K, due time.Time) {
+func (q *Queue[K]) addLocked(item K, due time.Time) { q.addPriorityLocked(item, due, 0) }
+
+// addPriorityLocked is AddWithPriority for an item that became due at the
+// given time. q.mu must be held and the queue must not be shutting down.
+func (q *Queue[K]) addPriorityLocked(item K, due time.Time, priority int) {
 	q.stats.adds++
-	if _, ok := q.dirty[item]; ok {
+	if d, ok := q.dirty[item]; ok {
 		q.stats.merged++
+		if priority > d.priority {
+			d.priority = priority
+			if d.seq != 0 { // ready: move it up
+				d.seq = q.ready.push(item, priority, false)
+			}
+			q.dirty[item] = d
+		}
 		return
 	}
-	q.dirty[item] = due
+	d := dirtyItem{due: due, priority: priority}
 	if _, ok := q.processing[item]; ok {
+		q.dirty[item] = d
 		return // Done will queue it
 	}
-	q.ready.push(item)
+	d.seq = q.ready.push(item, priority, true)
+	q.dirty[item] = d
 	q.signalOneLocked()
+}
+
+// liveEntry reports whether e is the item's live entry in ready.
+func (q *Queue[K]) liveEntry(e readyEntry[K]) bool {
+	d, ok := q.dirty[e.item]
+	return ok && d.seq == e.seq
 }
 
 // Get blocks until an item is ready and hands it to the caller, who must call
@@ -159,8 +199,8 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 		now := q.clock.Now()
 		q.promoteLocked(now)
 		if q.ready.len() > 0 {
-			item := q.ready.pop()
-			q.stats.waitTime.record(now.Sub(q.dirty[item]))
+			item := q.ready.pop(q.liveEntry)
+			q.stats.waitTime.record(now.Sub(q.dirty[item].due))
 			delete(q.dirty, item)
 			q.processing[item] = now
 			if q.ready.len() > 0 {
@@ -227,8 +267,9 @@ func (q *Queue[K]) Done(item K) {
 	}
 	delete(q.processing, item)
 	q.stats.workTime.record(q.clock.Now().Sub(start))
-	if _, ok := q.dirty[item]; ok {
-		q.ready.push(item)
+	if d, ok := q.dirty[item]; ok {
+		d.seq = q.ready.push(item, d.priority, true)
+		q.dirty[item] = d
 		q.signalOneLocked()
 	}
 	q.checkDrainedLocked()
