@@ -20,5 +20,4 @@ var known = []Known{
 	// "<METHOD path?query>.<JSON path>" (or "requests", "output").
 	{`TestKubectl: kubectl apply --server-side`, `configmaps/k\?fieldManager=kubectl[^.]*\.metadata\.(annotations\.kubectl\.kubernetes\.io/last-applied-configuration|managedFields\.length)$`, openDifference("kubectl apply --server-side over a client-side apply")},
 	{`TestBuiltinDefaults: defaults: node`, `^spec\.taints$`, accepted("a new Node has no not-ready taint")},
-	{`TestCompaction`, `^items\[[0-9]+\]\.(eventTime|firstTimestamp|lastTimestamp|reportingComponent|reportingInstance|metadata\.managedFields)`, accepted("core/v1 Events lack the zero-valued fields the real server writes")},
 }
