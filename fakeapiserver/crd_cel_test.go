@@ -94,6 +94,13 @@ func TestCustomResourceCELRules(t *testing.T) {
 	r = c.do(http.MethodPatch, rulePath+"/r3", `{"spec":{"max":4}}`, "Content-Type", "application/merge-patch+json")
 	assert.Equal(t, http.StatusOK, r.code, "%s", r.body)
 
+	// An object that fails its schema does not get its rules run.
+	r = c.post(rulePath, rule("r5", `{"min":1,"max":2,"name":"abcdefghijklmnop"}`))
+	assert.Equal(t, []string{
+		`FieldValueInvalid <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`,
+		`FieldValueTooLong spec.name: Too long: may not be more than 10 bytes`,
+	}, causes(t, r))
+
 	// A rule that reads an absent field fails with the evaluation error.
 	r = c.post(rulePath, rule("r4", `{"name":"abc"}`))
 	assert.Equal(t, []string{

@@ -143,12 +143,20 @@ func CheckCustom(rest []jsonv.Member, res *registry.Resource) ([]jsonv.Member, [
 	if len(cw.errs) == 0 && res.Structural != nil {
 		kept = structural.DefaultMembers(kept, res.Structural)
 	}
+	if len(cw.errs) > 0 && res.CustomRules != nil {
+		cw.errs = append(cw.errs, rulesNotChecked)
+	}
 	return kept, cw.fields, cw.errs
 }
 
+// rulesNotChecked is the cause the real server adds when an object that
+// fails its schema has CEL rules, which then do not run.
+var rulesNotChecked = apistatus.FieldError{Type: meta.CauseFieldValueInvalid, Field: "<nil>", Value: "null",
+	Detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"}
+
 // CustomValues checks a custom resource's values against its schema's
-// keywords and list types (structural.Validate), then its CEL rules
-// (Resource.CustomRules): old holds the stored
+// keywords and list types (structural.Validate), then, when those pass,
+// its CEL rules (Resource.CustomRules): old holds the stored
 // object's members on update (nil on create), whose unchanged values are
 // not checked again.
 func CustomValues(res *registry.Resource, rest, old []jsonv.Member) []apistatus.FieldError {
@@ -156,8 +164,12 @@ func CustomValues(res *registry.Resource, rest, old []jsonv.Member) []apistatus.
 		return nil
 	}
 	errs := structural.Validate(rest, old, res.Structural)
-	if res.CustomRules != nil {
-		errs = append(errs, res.CustomRules.Check(rest, old)...)
+	switch {
+	case res.CustomRules == nil:
+	case len(errs) > 0:
+		errs = append(errs, rulesNotChecked)
+	default:
+		errs = res.CustomRules.Check(rest, old)
 	}
 	return errs
 }

@@ -1,0 +1,13 @@
+// Package crd runs custom resources against the e2e target, the same rows
+// on the real kube-apiserver and on the fake server: a CRD's schema
+// published in /openapi/v3, defaults, the value keywords of structural
+// schemas, ratcheting, CEL rules (passing, failing, transition rules, a
+// rule that does not compile), and two versions with a deprecated one.
+// Causes are compared as sets: the real server orders them as Go map
+// iteration does.
+//
+// Files (tests only):
+//
+//	crd_test.go     the rows
+//	client_test.go  raw requests, the CRDs' set-up and clean-up
+package crd
