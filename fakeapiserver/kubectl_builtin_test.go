@@ -70,3 +70,21 @@ func TestKubectlSecretStringData(t *testing.T) {
 	out := k.run("get", "secret", "s", "-o", "jsonpath={.type} {.data.password} {.stringData}")
 	assert.Equal(t, "Opaque aHVudGVyMg== ", out, "stringData is merged into data and dropped; the type is defaulted")
 }
+
+func TestKubectlGetRawMetrics(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	k := newKubectl(t, s)
+	c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
+	require.Equal(t, http.StatusUnprocessableEntity, c.post(cmPath, `{"metadata":{"name":"Bad_Name"}}`).code)
+	out := k.run("get", "--raw", "/metrics")
+	for _, line := range []string{
+		"# TYPE apiserver_request_total counter",
+		`apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 1`,
+		`apiserver_request_total{code="422",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 1`,
+		"# TYPE apiserver_request_duration_seconds histogram",
+		`apiserver_resource_objects{group="",resource="configmaps"} 1`,
+		`apiserver_current_inflight_requests{request_kind="readOnly"} 1`,
+	} {
+		assert.Contains(t, out, line+"\n")
+	}
+}

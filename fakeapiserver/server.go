@@ -21,6 +21,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/controllers"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/discovery"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/faults"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/metrics"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/satoken"
@@ -47,6 +48,8 @@ type Server struct {
 	services *builtin.ServiceAllocator
 	// saTokens signs and checks service account tokens.
 	saTokens *satoken.Issuer
+	// metrics counts requests for /metrics.
+	metrics *metrics.Registry
 
 	// discovery serves discovery and OpenAPI from the registry.
 	discovery *discovery.Server
@@ -130,6 +133,7 @@ func New(opts Options) *Server {
 	}
 	s.services = services
 	s.saTokens = satoken.NewIssuer(tokenIssuer)
+	s.metrics = metrics.New()
 	s.auth.SetServiceAccountTokens(s.serviceAccountUser)
 	s.faults = faults.New(s.clock, s.log)
 	s.ctrl = controllers.New(s.store, s.registry, s.clock.Now, s.log, serverWriter{s},
@@ -320,6 +324,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.logRequest(r, rec, start, note)
+		s.metrics.Observe(requestMetric(r, rec.status(), time.Since(start)))
 	}()
 	note = s.serve(rec, r)
 }
@@ -362,6 +367,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 			return "in-flight limit"
 		}
 		defer release()
+		kind := "readOnly"
+		switch r.Method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			kind = "mutating"
+		}
+		s.metrics.Inflight(kind, 1)
+		defer s.metrics.Inflight(kind, -1)
 		var cancel func()
 		var err error
 		if r, cancel, err = s.withDeadline(w, r); err != nil {
@@ -369,6 +381,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 			return ""
 		}
 		defer cancel()
+	}
+	if r.URL.Path == "/metrics" {
+		s.serveMetrics(w)
+		return ""
+	}
+	if longRunning(info, isResource) && isResource {
+		lr := requestMetric(r, 0, 0)
+		s.metrics.LongRunning(lr, 1)
+		defer s.metrics.LongRunning(lr, -1)
 	}
 	note, handled := s.faults.Apply(w, r, info, isResource)
 	if handled {
