@@ -149,7 +149,15 @@ func (inf *Informer[T]) drainedLocked() bool {
 		rv = l
 	}
 	inf.caughtUpLocked(rv)
+	if inf.opts.Metrics != nil {
+		inf.opts.Metrics.Set("kubecache_informer_store_objects", float64(inf.indexer.Len()), "informer", inf.name)
+	}
 	return true
+}
+
+// countEvent counts one change applied to the cache.
+func (inf *Informer[T]) countEvent(kind string) {
+	inf.opts.Metrics.Add("kubecache_informer_events_total", 1, "informer", inf.name, "type", kind)
 }
 
 // progressed is called from the reflector's goroutine after a bookmark
@@ -162,6 +170,9 @@ func (inf *Informer[T]) progressed(rv string, relist bool) {
 	if relist {
 		inf.fresh.relist = true
 		inf.fresh.listRV = rv
+		if inf.opts.Metrics != nil {
+			inf.opts.Metrics.Add("kubecache_informer_lists_total", 1, "informer", inf.name)
+		}
 	} else {
 		inf.fresh.bookmark = true
 	}

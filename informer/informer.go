@@ -13,6 +13,7 @@ import (
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/metrics"
 	"github.com/kubecache/kubecache/reflector"
 )
 
@@ -63,6 +64,12 @@ type Options[T meta.Object] struct {
 	// (*HandlerPanicError), and objects the cache refused. It is called
 	// from the informer's goroutines and must not block.
 	OnError func(error)
+	// Metrics, if set, receives the informer's measurements, labelled
+	// informer=<Name>: kubecache_informer_events_total (type=add, update,
+	// delete), kubecache_informer_lists_total (the initial list and every
+	// relist) and the gauge kubecache_informer_store_objects.
+	// metrics.Registry keeps them; package metrics/promtext serves them.
+	Metrics metrics.Sink
 }
 
 // Errors of the informer's lifecycle.
@@ -415,6 +422,9 @@ func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
 				err = errors.Join(err, fmt.Errorf("delete %s: %w", key, derr))
 				continue
 			}
+			if inf.opts.Metrics != nil {
+				inf.countEvent("delete")
+			}
 			if notify {
 				inf.log.appendLocked(entry[T]{kind: entryDelete, obj: d.Object, flag: d.FinalStateUnknown, at: inf.now()})
 			}
@@ -426,6 +436,13 @@ func (inf *Informer[T]) process(key string, deltas cache.Deltas[T]) error {
 		if uerr != nil {
 			err = errors.Join(err, fmt.Errorf("store %s: %w", key, uerr))
 			continue
+		}
+		if inf.opts.Metrics != nil {
+			kind := "add"
+			if existed {
+				kind = "update"
+			}
+			inf.countEvent(kind)
 		}
 		switch {
 		case !notify:
