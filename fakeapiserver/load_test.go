@@ -12,12 +12,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -139,10 +141,16 @@ func TestLoad(t *testing.T) {
 // readProtobufModified counts the MODIFIED frames of a protobuf watch
 // stream into seen until want.
 func readProtobufModified(r io.Reader, want int, seen *int) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var hdr [4]byte
+	var frame []byte
 	for {
-		frame, err := kubeproto.ReadFrame(br, kubeproto.MaxFrameSize)
-		if err != nil {
+		// One buffer for every frame, as the JSON readers' scanner.
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			return
+		}
+		frame = slices.Grow(frame[:0], int(binary.BigEndian.Uint32(hdr[:])))[:binary.BigEndian.Uint32(hdr[:])]
+		if _, err := io.ReadFull(br, frame); err != nil {
 			return
 		}
 		if typ, _, err := kubeproto.ParseWatchEvent(frame); err != nil || typ != "MODIFIED" {

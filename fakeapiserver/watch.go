@@ -540,8 +540,10 @@ func newHTTPSink(w http.ResponseWriter, protobuf bool) *httpSink {
 
 func (h *httpSink) frame(typ watch.EventType, object []byte) error {
 	if h.protobuf {
-		h.scratch = kubeproto.AppendWatchFrame(h.scratch[:0], string(typ), object)
-		_, err := h.bw.Write(h.scratch)
+		// The frame's header, then the object's bytes as encoded.
+		h.scratch = kubeproto.AppendWatchFrameHeader(h.scratch[:0], string(typ), len(object))
+		h.bw.Write(h.scratch)
+		_, err := h.bw.Write(object)
 		return err
 	}
 	h.bw.WriteString(`{"type":"`)

@@ -272,13 +272,22 @@ func ReadFrame(r io.Reader, max int) ([]byte, error) {
 // without Magic or envelope around it. object is the event's object as a
 // protobuf body (Magic and Unknown), as a real server writes it.
 func AppendWatchFrame(dst []byte, eventType string, object []byte) []byte {
-	rawLen := 1 + varintLen(uint64(len(object))) + len(object)
+	dst = AppendWatchFrameHeader(dst, eventType, len(object))
+	return append(dst, object...)
+}
+
+// AppendWatchFrameHeader appends what AppendWatchFrame writes before the
+// object's bytes, for an object of objectLen bytes that the caller writes
+// itself.
+func AppendWatchFrameHeader(dst []byte, eventType string, objectLen int) []byte {
+	rawLen := 1 + varintLen(uint64(objectLen)) + objectLen
 	n := 1 + varintLen(uint64(len(eventType))) + len(eventType) + 1 + varintLen(uint64(rawLen)) + rawLen
 	dst = binary.BigEndian.AppendUint32(dst, uint32(n))
 	dst = appendStringField(dst, 1, eventType)
 	dst = appendTag(dst, 2, wireBytes)
 	dst = appendVarint(dst, uint64(rawLen))
-	return appendBytesField(dst, 1, object)
+	dst = appendTag(dst, 1, wireBytes)
+	return appendVarint(dst, uint64(objectLen))
 }
 
 // ParseWatchEvent reads a watch frame's WatchEvent (without the length
