@@ -4,8 +4,8 @@
 // informers, work queues and REST client.
 //
 // Each controller lives in its own package and reads like the real one
-// it models: deployment, job, nodelifecycle, replicaset, scheduler,
-// serviceaccount, and the
+// it models: deployment, endpointslice, job, nodelifecycle, replicaset,
+// scheduler, serviceaccount, and the
 // simulated nodes in kubelet. kit holds what they share (the reconcile
 // loop, expectations, the event recorder), api the parts of the
 // built-in kinds they read and write. This package composes them: New

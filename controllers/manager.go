@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/controllers/deployment"
+	"github.com/kubecache/kubecache/controllers/endpointslice"
 	"github.com/kubecache/kubecache/controllers/job"
 	"github.com/kubecache/kubecache/controllers/kit"
 	"github.com/kubecache/kubecache/controllers/kubelet"
@@ -90,6 +91,8 @@ func build(env kit.Env, name string, opts Options) (runner, error) {
 	switch name {
 	case Deployment:
 		return deployment.New(env, deployment.Options{})
+	case EndpointSlice:
+		return endpointslice.New(env)
 	case Job:
 		return job.New(env)
 	case NodeLifecycle:

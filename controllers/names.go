@@ -9,6 +9,7 @@ import (
 // The controllers a Manager can run, by the names --controllers takes.
 const (
 	Deployment     = "deployment"
+	EndpointSlice  = "endpointslice"
 	Job            = "job"
 	NodeLifecycle  = "nodelifecycle"
 	ReplicaSet     = "replicaset"
@@ -17,7 +18,7 @@ const (
 )
 
 // All lists every controller, in the order a Manager starts them.
-var All = []string{Deployment, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount}
+var All = []string{Deployment, EndpointSlice, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount}
 
 // ParseNames reads a --controllers value: "all", "" (none), or a comma
 // separated list of names, where "-name" removes one from what comes

@@ -25,8 +25,8 @@ It prints one line when it is ready, with its URL and the kubeconfig it
 wrote, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 
 With --controllers and --nodes it is a cluster in a box: the named
-controllers (deployment, job, nodelifecycle, replicaset, scheduler,
-serviceaccount, or all) and N simulated nodes run beside it as its
+controllers (deployment, endpointslice, job, nodelifecycle, replicaset,
+scheduler, serviceaccount, or all) and N simulated nodes run beside it as its
 clients, so a Deployment gets its ReplicaSet, pods, scheduling and
 readiness.
 

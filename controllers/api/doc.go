@@ -25,6 +25,7 @@
 //	replicaset.go     ReplicaSet
 //	deployment.go     Deployment, its strategy and its conditions
 //	job.go            Job and its conditions
+//	service.go        Service and EndpointSlice
 //	serviceaccount.go ServiceAccount and the kube-root-ca.crt ConfigMap
 //	event.go          Event (core/v1), as controllers record them
 //	lease.go          the node Lease
