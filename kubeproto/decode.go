@@ -113,7 +113,7 @@ func (d *decoder) key(name string, first *bool) {
 		d.out = append(d.out, ',')
 	}
 	*first = false
-	d.out = appendJSONString(d.out, name)
+	d.out = AppendJSONString(d.out, name)
 	d.out = append(d.out, ':')
 }
 
@@ -141,11 +141,11 @@ func (d *decoder) field(m *message, f *field, group []record, top bool, first *b
 		if top {
 			if d.kind != "" {
 				d.key("kind", first)
-				d.out = appendJSONString(d.out, d.kind)
+				d.out = AppendJSONString(d.out, d.kind)
 			}
 			if d.apiVersion != "" {
 				d.key("apiVersion", first)
-				d.out = appendJSONString(d.out, d.apiVersion)
+				d.out = AppendJSONString(d.out, d.apiVersion)
 			}
 		}
 		return nil
@@ -317,7 +317,7 @@ func (d *decoder) value(k valueKind, msg *message, group []record) error {
 	}
 	switch k {
 	case kString:
-		d.out = appendJSONString(d.out, string(last.data))
+		d.out = AppendJSONString(d.out, string(last.data))
 	case kBytes:
 		d.out = append(d.out, '"')
 		d.out = base64.StdEncoding.AppendEncode(d.out, last.data)
@@ -404,7 +404,7 @@ func (d *decoder) special(k valueKind, msg *message, data []byte) error {
 	}
 	switch k {
 	case kDuration:
-		d.out = appendJSONString(d.out, time.Duration(fs[1].u).String())
+		d.out = AppendJSONString(d.out, time.Duration(fs[1].u).String())
 	case kQuantity:
 		s := "0"
 		if fs[1].present {
@@ -412,13 +412,13 @@ func (d *decoder) special(k valueKind, msg *message, data []byte) error {
 				return err
 			}
 		}
-		d.out = appendJSONString(d.out, s)
+		d.out = AppendJSONString(d.out, s)
 	case kIntOrString:
 		switch fs[1].u {
 		case 0:
 			d.out = strconv.AppendInt(d.out, int64(int32(fs[2].u)), 10)
 		case 1:
-			d.out = appendJSONString(d.out, string(fs[3].data))
+			d.out = AppendJSONString(d.out, string(fs[3].data))
 		default:
 			return fmt.Errorf("impossible IntOrString.Type")
 		}
@@ -442,7 +442,7 @@ func (d *decoder) special(k valueKind, msg *message, data []byte) error {
 			if i > 0 {
 				d.out = append(d.out, ',')
 			}
-			d.out = appendJSONString(d.out, string(s))
+			d.out = AppendJSONString(d.out, string(s))
 		}
 		d.out = append(d.out, ']')
 	default:
@@ -530,7 +530,7 @@ func (d *decoder) schemaUnion(k valueKind, msg *message, data []byte) error {
 				d.out = append(d.out, ',')
 			}
 			if k == kSchemaOrStrings {
-				d.out = appendJSONString(d.out, string(it))
+				d.out = AppendJSONString(d.out, string(it))
 			} else if err := d.message(schemaMsg, it, false); err != nil {
 				return err
 			}

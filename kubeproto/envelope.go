@@ -327,7 +327,7 @@ func DecodeWatchEvent(frame []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("WatchEvent object: %w", err)
 	}
-	out := append([]byte(`{"type":`), appendJSONString(nil, eventType)...)
+	out := append([]byte(`{"type":`), AppendJSONString(nil, eventType)...)
 	out = append(out, `,"object":`...)
 	out = append(out, obj...)
 	return append(out, '}'), nil

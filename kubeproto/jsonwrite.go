@@ -11,9 +11,12 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s quoted exactly as encoding/json writes it:
-// <, > and & escaped, invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
+// AppendJSONString appends s quoted exactly as encoding/json writes it:
+// <, > and & escaped, \b, \f, \n, \r and \t by name and other control
+// characters as \u00XX, invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
+// It is the one JSON string writer of the module: the fake server's JSON
+// values use it too, so both write strings byte for byte alike.
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -12,5 +12,5 @@
 //	parse.go   Parse: a strict parser with a depth limit, reporting duplicate keys
 //	           (found through a hash in large objects)
 //	encode.go  Marshal and Append: compact encoding with encoding/json's string
-//	           escaping; EncodedSize
+//	           escaping (kubeproto.AppendJSONString); EncodedSize
 package jsonv

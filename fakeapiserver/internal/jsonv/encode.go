@@ -2,6 +2,8 @@ package jsonv
 
 import (
 	"unicode/utf8"
+
+	"github.com/kubecache/kubecache/kubeproto"
 )
 
 // Marshal returns the compact JSON encoding of v.
@@ -49,55 +51,10 @@ func Append(buf []byte, v Value) []byte {
 	return append(buf, "null"...)
 }
 
-const hex = "0123456789abcdef"
-
-// AppendString appends s as a JSON string literal.
+// AppendString appends s as a JSON string literal, escaped as encoding/json
+// escapes it (kubeproto.AppendJSONString).
 func AppendString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
+	return kubeproto.AppendJSONString(buf, s)
 }
 
 // EncodedSize returns the length of v's compact JSON encoding.

@@ -40,7 +40,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestAppendStringEscapesLikeEncodingJSON(t *testing.T) {
-	for _, s := range []string{"plain", "a<b>&c", "quote\"back\\slash", "ctl\x00\x1f\n\r\t", "bad\xffutf8", "sep\u2028\u2029", "日本"} {
+	for _, s := range []string{"plain", "a<b>&c", "quote\"back\\slash", "ctl\x00\x1f\b\f\n\r\t", "bad\xffutf8", "sep\u2028\u2029", "日本"} {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(AppendString(nil, s)), "AppendString(%q)", s)
