@@ -463,16 +463,8 @@ func (b *planBuilder) sliceType(t reflect.Type, intern bool) valueDecoder {
 	}
 	decElem := b.valueType(t.Elem(), intern)
 	return func(s *scanner, v reflect.Value) error {
-		switch s.peek() {
-		case 'n':
-			if err := s.literal("null"); err != nil {
-				return err
-			}
-			v.SetZero()
-			return nil
-		case '[':
-		default:
-			return errSlowPath
+		if open, err := s.nullOrOpen('[', v); !open {
+			return err
 		}
 		out := reflect.MakeSlice(t, 0, 0)
 		zero := reflect.Zero(t.Elem())
@@ -493,18 +485,28 @@ func (b *planBuilder) sliceType(t reflect.Type, intern bool) valueDecoder {
 	}
 }
 
-// decodeStringSlice decodes an array of strings.
-func decodeStringSlice(s *scanner, v reflect.Value, intern bool) error {
+// nullOrOpen reads the start of a value that is null or opens with the
+// byte open ('[' or '{'). A null is consumed and zeroes v; it reports true
+// when the value opens with open and is left to read, and errSlowPath for
+// any other value, which encoding/json then decodes.
+func (s *scanner) nullOrOpen(open byte, v reflect.Value) (bool, error) {
 	switch s.peek() {
 	case 'n':
 		if err := s.literal("null"); err != nil {
-			return err
+			return false, err
 		}
 		v.SetZero()
-		return nil
-	case '[':
-	default:
-		return errSlowPath
+		return false, nil
+	case open:
+		return true, nil
+	}
+	return false, errSlowPath
+}
+
+// decodeStringSlice decodes an array of strings.
+func decodeStringSlice(s *scanner, v reflect.Value, intern bool) error {
+	if open, err := s.nullOrOpen('[', v); !open {
+		return err
 	}
 	var buf [8]string
 	out := buf[:0]
@@ -542,16 +544,8 @@ func (b *planBuilder) mapType(t reflect.Type, intern bool) valueDecoder {
 	}
 	decElem := b.valueType(et, intern)
 	return func(s *scanner, v reflect.Value) error {
-		switch s.peek() {
-		case 'n':
-			if err := s.literal("null"); err != nil {
-				return err
-			}
-			v.SetZero()
-			return nil
-		case '{':
-		default:
-			return errSlowPath
+		if open, err := s.nullOrOpen('{', v); !open {
+			return err
 		}
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(t))
@@ -574,16 +568,8 @@ func (b *planBuilder) mapType(t reflect.Type, intern bool) valueDecoder {
 
 // decodeStringMap decodes an object of strings into a map[string]string.
 func decodeStringMap(s *scanner, v reflect.Value, intern bool) error {
-	switch s.peek() {
-	case 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		v.SetZero()
-		return nil
-	case '{':
-	default:
-		return errSlowPath
+	if open, err := s.nullOrOpen('{', v); !open {
+		return err
 	}
 	m := v.Interface().(map[string]string)
 	if m == nil {

@@ -250,15 +250,44 @@ type rawMetadata struct {
 	unknown [][]byte
 }
 
+// headerMember decodes the value of a top-level member named key when it
+// is one of an object's header (kind, apiVersion or metadata) into t, m and
+// raw, and reports whether it was; any other member's value is left unread.
+// A repeated metadata member replaces what the earlier one set.
+func (s *scanner) headerMember(key []byte, t *TypeMeta, m *ObjectMeta, raw *rawMetadata) (bool, error) {
+	var err error
+	switch string(key) {
+	case "kind":
+		t.Kind, err = s.internedStringValue("kind")
+	case "apiVersion":
+		t.APIVersion, err = s.internedStringValue("apiVersion")
+	case "metadata":
+		*m, *raw = ObjectMeta{}, rawMetadata{}
+		err = s.objectMeta(m, raw)
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// openMetadata reads the start of a metadata value: it reports true for
+// an object, left to read, and false after consuming a null; any other
+// value is a *TypeError.
+func (s *scanner) openMetadata() (bool, error) {
+	switch s.peek() {
+	case 'n':
+		return false, s.literal("null")
+	case '{':
+		return true, nil
+	}
+	return false, s.typeError("metadata", "an object")
+}
+
 // objectMeta decodes a metadata object (or null) at s.pos into m, which
 // must be zero. Unknown members go to raw.
 func (s *scanner) objectMeta(m *ObjectMeta, raw *rawMetadata) error {
-	switch s.peek() {
-	case 'n':
-		return s.literal("null")
-	case '{':
-	default:
-		return s.typeError("metadata", "an object")
+	if open, err := s.openMetadata(); !open {
+		return err
 	}
 	return s.object(func(key []byte, escaped bool, start int) error {
 		if escaped {

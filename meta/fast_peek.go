@@ -43,6 +43,10 @@ func PeekMeta(raw []byte) (PeekedMeta, error) {
 		return p, s.typeError("object", "a JSON object")
 	}
 	err := s.object(func(key []byte, escaped bool, _ int) error {
+		if escaped {
+			// A key spelled with escapes may still be one of ours.
+			key = []byte(unquote(key))
+		}
 		var err error
 		switch string(key) {
 		case "kind":
@@ -53,21 +57,7 @@ func PeekMeta(raw []byte) (PeekedMeta, error) {
 			p.Namespace, p.Name, p.ResourceVersion, p.UID = "", "", "", ""
 			err = s.peekMetadata(&p)
 		default:
-			if !escaped {
-				return s.skipValue()
-			}
-			// A key spelled with escapes may still be one of ours.
-			switch unquote(key) {
-			case "kind":
-				p.Kind, err = s.stringValue("kind")
-			case "apiVersion":
-				p.APIVersion, err = s.stringValue("apiVersion")
-			case "metadata":
-				p.Namespace, p.Name, p.ResourceVersion, p.UID = "", "", "", ""
-				err = s.peekMetadata(&p)
-			default:
-				err = s.skipValue()
-			}
+			err = s.skipValue()
 		}
 		return err
 	})
@@ -82,12 +72,8 @@ func PeekMeta(raw []byte) (PeekedMeta, error) {
 
 // peekMetadata reads the four metadata fields PeekMeta returns.
 func (s *scanner) peekMetadata(p *PeekedMeta) error {
-	switch s.peek() {
-	case 'n':
-		return s.literal("null")
-	case '{':
-	default:
-		return s.typeError("metadata", "an object")
+	if open, err := s.openMetadata(); !open {
+		return err
 	}
 	return s.object(func(key []byte, escaped bool, _ int) error {
 		if escaped {

@@ -33,19 +33,10 @@ func (p *PartialObjectMetadata) UnmarshalJSON(data []byte) error {
 		if escaped {
 			key = []byte(unquote(key))
 		}
-		var err error
-		switch string(key) {
-		case "kind":
-			n.Kind, err = s.internedStringValue("kind")
-		case "apiVersion":
-			n.APIVersion, err = s.internedStringValue("apiVersion")
-		case "metadata":
-			n.ObjectMeta, raw = ObjectMeta{}, rawMetadata{}
-			err = s.objectMeta(&n.ObjectMeta, &raw)
-		default:
-			err = s.skipValue()
+		if ok, err := s.headerMember(key, &n.TypeMeta, &n.ObjectMeta, &raw); ok {
+			return err
 		}
-		return err
+		return s.skipValue()
 	})
 	if err == nil {
 		err = s.end()

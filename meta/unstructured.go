@@ -62,22 +62,15 @@ func (u *Unstructured) UnmarshalJSON(data []byte) error {
 		if escaped {
 			key = []byte(unquote(key))
 		}
-		var err error
-		switch string(key) {
-		case "kind":
-			n.Kind, err = s.internedStringValue("kind")
-		case "apiVersion":
-			n.APIVersion, err = s.internedStringValue("apiVersion")
-		case "metadata":
-			n.ObjectMeta, raw = ObjectMeta{}, rawMetadata{}
-			err = s.objectMeta(&n.ObjectMeta, &raw)
-		default:
-			if err = s.skipValue(); err == nil {
-				members = append(members, data[start:s.pos])
-				restBytes += s.pos - start + 1
-			}
+		if ok, err := s.headerMember(key, &n.TypeMeta, &n.ObjectMeta, &raw); ok {
+			return err
 		}
-		return err
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		members = append(members, data[start:s.pos])
+		restBytes += s.pos - start + 1
+		return nil
 	})
 	if err == nil {
 		err = s.end()
