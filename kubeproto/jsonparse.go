@@ -145,19 +145,13 @@ func (p *jsonParser) object(depth int) (jsonValue, error) {
 			return jsonValue{}, err
 		}
 		v.members = append(v.members, jsonMember{name: name, value: val})
-		p.space()
-		if p.i >= len(p.b) {
-			return jsonValue{}, p.errorf("unexpected end of JSON input")
+		done, err := p.commaOrClose('}', "object key:value pair")
+		if err != nil {
+			return jsonValue{}, err
 		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		if done {
 			v.raw = p.b[start:p.i]
 			return v, nil
-		default:
-			return jsonValue{}, p.errorf("invalid character %q after object key:value pair", p.b[p.i])
 		}
 	}
 }
@@ -178,21 +172,34 @@ func (p *jsonParser) array(depth int) (jsonValue, error) {
 			return jsonValue{}, err
 		}
 		v.elems = append(v.elems, el)
-		p.space()
-		if p.i >= len(p.b) {
-			return jsonValue{}, p.errorf("unexpected end of JSON input")
+		done, err := p.commaOrClose(']', "array element")
+		if err != nil {
+			return jsonValue{}, err
 		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if done {
 			v.raw = p.b[start:p.i]
 			return v, nil
-		default:
-			return jsonValue{}, p.errorf("invalid character %q after array element", p.b[p.i])
 		}
 	}
+}
+
+// commaOrClose reads what follows an object member or array element (what
+// names it in errors): a comma, or the closing byte end, and reports
+// whether it was the close.
+func (p *jsonParser) commaOrClose(end byte, what string) (bool, error) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, p.errorf("unexpected end of JSON input")
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case end:
+		p.i++
+		return true, nil
+	}
+	return false, p.errorf("invalid character %q after %s", p.b[p.i], what)
 }
 
 // number checks the JSON number grammar.
