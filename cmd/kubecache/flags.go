@@ -219,6 +219,16 @@ func (l *listFlags) register(fs *flagSet) {
 	fs.stringVar(&l.progress, "progress", "", "auto", "progress of a long first list on stderr: auto (on a terminal), always or never")
 }
 
+// listing checks --chunk-size and --progress for the command cmd: the
+// reflector's PageSize, and whether to draw progress given whether stderr
+// is a terminal.
+func (l *listFlags) listing(cmd string, terminal bool) (pageSize int64, progress bool, err error) {
+	if pageSize, err = l.pageSize(); err == nil {
+		progress, err = l.showProgress(terminal)
+	}
+	return pageSize, progress, withCmd(err, cmd)
+}
+
 // pageSize converts --chunk-size to the reflector's PageSize.
 func (l *listFlags) pageSize() (int64, error) {
 	switch {

@@ -59,13 +59,9 @@ func (a *app) get(ctx context.Context, args []string) error {
 	if err != nil {
 		return &usageError{cmd: "get", msg: err.Error()}
 	}
-	pageSize, err := lf.pageSize()
+	pageSize, showProgress, err := lf.listing("get", a.terminal)
 	if err != nil {
-		return withCmd(err, "get")
-	}
-	showProgress, err := lf.showProgress(a.terminal)
-	if err != nil {
-		return withCmd(err, "get")
+		return err
 	}
 
 	con := newConsole(a.stdout, a.stderr)

@@ -72,13 +72,9 @@ func (a *app) watch(ctx context.Context, args []string) error {
 	if err != nil {
 		return &usageError{cmd: "watch", msg: fmt.Sprintf("--transport is http or websocket, not %q", transport)}
 	}
-	pageSize, err := lf.pageSize()
+	pageSize, showProgress, err := lf.listing("watch", a.terminal)
 	if err != nil {
-		return withCmd(err, "watch")
-	}
-	showProgress, err := lf.showProgress(a.terminal)
-	if err != nil {
-		return withCmd(err, "watch")
+		return err
 	}
 
 	con := newConsole(a.stdout, a.stderr)
