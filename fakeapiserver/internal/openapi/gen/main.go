@@ -262,17 +262,20 @@ func writeNode(b *strings.Builder, n *node, indent int, bare bool) {
 			fields = append(fields, name+": true")
 		}
 	}
+	strs := func(name string, v []string) {
+		if len(v) > 0 {
+			q := make([]string, len(v))
+			for i, k := range v {
+				q[i] = strconv.Quote(k)
+			}
+			fields = append(fields, name+": []string{"+strings.Join(q, ", ")+"}")
+		}
+	}
 	str("Ref", n.Ref)
 	str("Type", n.Type)
 	str("Format", n.Format)
 	str("ListType", n.ListType)
-	if len(n.ListMapKeys) > 0 {
-		q := make([]string, len(n.ListMapKeys))
-		for i, k := range n.ListMapKeys {
-			q[i] = strconv.Quote(k)
-		}
-		fields = append(fields, "ListMapKeys: []string{"+strings.Join(q, ", ")+"}")
-	}
+	strs("ListMapKeys", n.ListMapKeys)
 	str("MapType", n.MapType)
 	str("PatchStrategy", n.PatchStrategy)
 	str("PatchMergeKey", n.PatchMergeKey)
@@ -281,13 +284,7 @@ func writeNode(b *strings.Builder, n *node, indent int, bare bool) {
 	flag("EmbeddedResource", n.EmbeddedResource)
 	flag("DefaultEmpty", n.DefaultEmpty)
 	str("Default", n.Default)
-	if len(n.Required) > 0 {
-		q := make([]string, len(n.Required))
-		for i, k := range n.Required {
-			q[i] = strconv.Quote(k)
-		}
-		fields = append(fields, "Required: []string{"+strings.Join(q, ", ")+"}")
-	}
+	strs("Required", n.Required)
 	if len(n.GVK) > 0 {
 		var g []string
 		for _, x := range n.GVK {
