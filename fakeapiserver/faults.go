@@ -85,16 +85,25 @@ func (s *Server) CompactTo(rv int64) int64 {
 // ResourceVersion returns the server's current resourceVersion.
 func (s *Server) ResourceVersion() int64 { return s.store.ResourceVersion() }
 
+// eachMatchingWatcher calls fn on every open watch that m selects, under
+// the store's watcher lock (fn must not take it), and returns how many.
+func (s *Server) eachMatchingWatcher(m Match, fn func(*storage.Watcher)) int {
+	n := 0
+	s.store.EachWatcher(func(w *storage.Watcher) {
+		if faults.Selects(m, w) {
+			fn(w)
+			n++
+		}
+	})
+	return n
+}
+
 // CutWatches ends every open watch that m matches (Verb is ignored) and
 // returns how many.
 func (s *Server) CutWatches(m Match, mode CutMode) int {
 	reason := faults.StopReason(mode)
 	var hit []*storage.Watcher
-	s.store.EachWatcher(func(w *storage.Watcher) {
-		if faults.Selects(m, w) {
-			hit = append(hit, w)
-		}
-	})
+	s.eachMatchingWatcher(m, func(w *storage.Watcher) { hit = append(hit, w) })
 	for _, w := range hit {
 		s.store.Unregister(w)
 		w.Stop(reason)
@@ -108,13 +117,7 @@ func (s *Server) CutWatches(m Match, mode CutMode) int {
 // returns how many watches were marked. The event itself is lost; the
 // stream goes on.
 func (s *Server) CorruptNextWatchFrame(m Match) int {
-	n := 0
-	s.store.EachWatcher(func(w *storage.Watcher) {
-		if faults.Selects(m, w) {
-			w.MarkCorrupt()
-			n++
-		}
-	})
+	n := s.eachMatchingWatcher(m, (*storage.Watcher).MarkCorrupt)
 	s.log.Info("fault", "fault", "corrupt next watch frame", "count", n)
 	return n
 }
@@ -123,13 +126,7 @@ func (s *Server) CorruptNextWatchFrame(m Match) int {
 // queue, so the slow-watcher rule closes it once the queue fills. It
 // returns how many.
 func (s *Server) StallWatches(m Match) int {
-	n := 0
-	s.store.EachWatcher(func(w *storage.Watcher) {
-		if faults.Selects(m, w) {
-			w.MarkStalled()
-			n++
-		}
-	})
+	n := s.eachMatchingWatcher(m, (*storage.Watcher).MarkStalled)
 	s.log.Info("fault", "fault", "stall watches", "count", n)
 	return n
 }
