@@ -98,25 +98,24 @@ func BenchmarkJSONDecoderEnvelope(b *testing.B) {
 // BenchmarkDecodeTyped frames each event and decodes its object into Pod
 // with encoding/json.
 func BenchmarkDecodeTyped(b *testing.B) {
-	frame := podFrame(b)
-	d := NewDecoder(&loopReader{data: frame, chunk: 32 << 10}, DecoderOptions{})
-	b.SetBytes(int64(len(frame)))
-	b.ReportAllocs()
-	for b.Loop() {
-		f, err := d.Next()
-		if err != nil {
-			b.Fatal(err)
-		}
+	benchDecodeObject(b, func(obj []byte) error {
 		var p Pod
-		if err := json.Unmarshal(f.Object, &p); err != nil {
-			b.Fatal(err)
-		}
-	}
+		return json.Unmarshal(obj, &p)
+	})
 }
 
 // BenchmarkDecodeUnstructured frames each event and decodes its object into
 // meta.Unstructured.
 func BenchmarkDecodeUnstructured(b *testing.B) {
+	benchDecodeObject(b, func(obj []byte) error {
+		var u meta.Unstructured
+		return json.Unmarshal(obj, &u)
+	})
+}
+
+// benchDecodeObject frames pod events with a Decoder and hands each
+// event's object to decode.
+func benchDecodeObject(b *testing.B, decode func(obj []byte) error) {
 	frame := podFrame(b)
 	d := NewDecoder(&loopReader{data: frame, chunk: 32 << 10}, DecoderOptions{})
 	b.SetBytes(int64(len(frame)))
@@ -126,8 +125,7 @@ func BenchmarkDecodeUnstructured(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var u meta.Unstructured
-		if err := json.Unmarshal(f.Object, &u); err != nil {
+		if err := decode(f.Object); err != nil {
 			b.Fatal(err)
 		}
 	}
