@@ -3,11 +3,9 @@ package rest
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -108,16 +106,7 @@ func pluginRuns(t *testing.T, dir string) int {
 
 func TestExecPluginTokenCachedAndRerunAfter401(t *testing.T) {
 	p := getPKI(t)
-	var mu sync.Mutex
-	accept := "exec-token-1"
-	url, seen := authServer(t, func(r *http.Request) int {
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Header.Get("Authorization") != "Bearer "+accept {
-			return http.StatusUnauthorized
-		}
-		return http.StatusOK
-	})
+	url, seen, accept := bearerServer(t, "exec-token-1")
 	exec, dir := pluginConfig(t, "token")
 	c := newTestClient(t, &Config{Host: url, TLS: TLSConfig{CAData: p.caPEM}, Exec: exec})
 	get := func() error { return c.Get().Resource("pods").Do(t.Context()).Error() }
@@ -130,9 +119,7 @@ func TestExecPluginTokenCachedAndRerunAfter401(t *testing.T) {
 
 	// The server stops accepting the token: one 401, then the plugin runs
 	// again and the next request succeeds.
-	mu.Lock()
-	accept = "exec-token-2"
-	mu.Unlock()
+	accept("exec-token-2")
 	err := get()
 	assert.True(t, IsUnauthorized(err), "got %v", err)
 	assert.Equal(t, 1, pluginRuns(t, dir))

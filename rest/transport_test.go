@@ -49,6 +49,26 @@ func authServer(t *testing.T, status func(r *http.Request) int) (srvURL string, 
 	return srv.URL, ch
 }
 
+// bearerServer is an authServer that answers 401 to any request without
+// "Bearer <token>"; accept changes the token it takes from then on.
+func bearerServer(t *testing.T, token string) (srvURL string, seen <-chan seenRequest, accept func(token string)) {
+	t.Helper()
+	var mu sync.Mutex
+	srvURL, seen = authServer(t, func(r *http.Request) int {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			return http.StatusUnauthorized
+		}
+		return http.StatusOK
+	})
+	return srvURL, seen, func(next string) {
+		mu.Lock()
+		token = next
+		mu.Unlock()
+	}
+}
+
 func TestTLSClientCertificateAndHTTP2(t *testing.T) {
 	p := getPKI(t)
 	url, seen := authServer(t, nil)
@@ -154,16 +174,7 @@ func TestBearerTokenBasicAuthAndImpersonation(t *testing.T) {
 
 func TestTokenFileReread(t *testing.T) {
 	p := getPKI(t)
-	var mu sync.Mutex
-	valid := "token-one"
-	url, seen := authServer(t, func(r *http.Request) int {
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Header.Get("Authorization") != "Bearer "+valid {
-			return http.StatusUnauthorized
-		}
-		return http.StatusOK
-	})
+	url, seen, accept := bearerServer(t, "token-one")
 	path := filepath.Join(t.TempDir(), "token")
 	require.NoError(t, os.WriteFile(path, []byte("token-one\n"), 0o600))
 	clock := newFakeClock()
@@ -181,17 +192,13 @@ func TestTokenFileReread(t *testing.T) {
 
 	// After a minute the file is read again.
 	clock.Step(DefaultTokenFileRefresh)
-	mu.Lock()
-	valid = "token-two"
-	mu.Unlock()
+	accept("token-two")
 	require.NoError(t, get())
 	assert.Equal(t, "Bearer token-two", (<-seen).auth)
 
 	// A 401 makes the next request read the file at once.
 	require.NoError(t, os.WriteFile(path, []byte("token-three"), 0o600))
-	mu.Lock()
-	valid = "token-three"
-	mu.Unlock()
+	accept("token-three")
 	err := get()
 	assert.True(t, IsUnauthorized(err), "got %v", err)
 	assert.Equal(t, "Bearer token-two", (<-seen).auth)
