@@ -19,6 +19,13 @@ type testPodSpec struct {
 	NodeName string `json:"nodeName,omitempty"`
 }
 
+// podOn is newPod for a pod scheduled to node.
+func podOn(node, namespace, name, rv string) *testPod {
+	p := newPod(namespace, name, rv)
+	p.Spec.NodeName = node
+	return p
+}
+
 // newPod returns a pod; labels are given as key, value pairs.
 func newPod(namespace, name, rv string, labels ...string) *testPod {
 	p := &testPod{

@@ -58,14 +58,11 @@ func TestIndexerRejectsObjectsWithoutKey(t *testing.T) {
 func TestIndexerReplace(t *testing.T) {
 	x := cache.NewIndexer[*testPod](nil)
 	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
-	old := newPod("ns1", "old", "1")
-	old.Spec.NodeName = "n1"
+	old := podOn("n1", "ns1", "old", "1")
 	require.NoError(t, x.Add(old))
 
-	kept := newPod("ns2", "kept", "2")
-	kept.Spec.NodeName = "n2"
-	dup := newPod("ns2", "kept", "3") // same key, later: wins
-	dup.Spec.NodeName = "n3"
+	kept := podOn("n2", "ns2", "kept", "2")
+	dup := podOn("n3", "ns2", "kept", "3") // same key, later: wins
 	require.NoError(t, x.Replace([]*testPod{kept, newPod("ns2", "other", "2"), dup}, "10"))
 
 	assert.Equal(t, []string{"ns2/kept", "ns2/other"}, sorted(x.ListKeys()))
@@ -142,11 +139,9 @@ func TestIndexerIndexQueries(t *testing.T) {
 func TestIndexerUpdateMovesIndexEntries(t *testing.T) {
 	x := cache.NewIndexer[*testPod](nil)
 	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
-	p := newPod("ns", "p", "1")
-	p.Spec.NodeName = "n1"
+	p := podOn("n1", "ns", "p", "1")
 	require.NoError(t, x.Add(p))
-	p2 := newPod("ns", "p", "2")
-	p2.Spec.NodeName = "n2"
+	p2 := podOn("n2", "ns", "p", "2")
 	require.NoError(t, x.Update(p2))
 
 	got, err := x.ByIndex("node", "n1")
