@@ -90,6 +90,13 @@
 //   - manifests.go: loading YAML/JSON objects. kubeconfig.go: Kubeconfig
 //     and ClientTLSConfig. waiters.go: WaitForWatchers, so tests never
 //     sleep.
+//   - builtin.go: built-in kinds between decoding and storing (defaulting,
+//     admission changes, validation, Service addresses; internal/builtin).
+//     list_protobuf.go: a list page as protobuf, streamed.
+//   - connect.go: the kubelet subresources (pods/log, exec, attach,
+//     portforward, nodes/proxy). token.go: TokenRequest and service
+//     account tokens (internal/satoken). metrics.go: request metrics with
+//     the real server's names and labels (internal/metrics).
 //
 // Tests drive the server over loopback (or its http.Handler). Load tests
 // (build tag load): load_test.go, load_list_test.go; fanoutload_test.go is

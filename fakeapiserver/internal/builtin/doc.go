@@ -37,5 +37,6 @@
 // kubelet), bootstrap.go and
 // bootstrap.json (the objects a fresh real server creates for itself), selector.go
 // (label selectors), names.go (name and key formats), cron.go (CronJob
-// schedules), edit.go (helpers that edit a jsonv object in place).
+// schedules), edit.go (helpers that edit a jsonv object in place),
+// warnings.go (the Warning headers the real strategies send).
 package builtin

@@ -26,6 +26,8 @@
 //     decode it, checked by internal/validation).
 //   - protobuf.go: protobuf request bodies (ProtobufToJSON, IsProtobuf):
 //     every built-in kind read through kubeproto, custom resources refused.
+//   - gzip.go: GzipThreshold and the gzip encoding of large answers, as
+//     the real server's response compression.
 //   - deleteoptions.go: DeleteOptions, the body (or query parameters) of a
 //     DELETE.
 package request
