@@ -35,13 +35,19 @@ func makeBenchPods(rv string) []*testPod {
 	return out
 }
 
+// alternate returns the i-th update of a loop that replaces every pod of
+// v1 by its v2 state, then every v2 state by v1 again, and so on.
+func alternate(v1, v2 []*testPod, i int) *testPod {
+	if (i/benchN)%2 == 1 {
+		return v1[i%benchN]
+	}
+	return v2[i%benchN]
+}
+
 // newBenchIndexer returns an Indexer holding pods, with a node index.
 func newBenchIndexer(b *testing.B, pods []*testPod) *cache.Indexer[*testPod] {
 	b.Helper()
-	x := cache.NewIndexer[*testPod](nil)
-	if err := x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}); err != nil {
-		b.Fatal(err)
-	}
+	x := nodeIndexer(b)
 	if err := x.Replace(pods, "1"); err != nil {
 		b.Fatal(err)
 	}
@@ -57,10 +63,7 @@ func BenchmarkIndexerAdd(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		if i%benchN == 0 {
 			b.StopTimer()
-			x = cache.NewIndexer[*testPod](nil)
-			if err := x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}); err != nil {
-				b.Fatal(err)
-			}
+			x = nodeIndexer(b)
 			b.StartTimer()
 		}
 		if err := x.Add(pods[i%benchN]); err != nil {
@@ -76,10 +79,7 @@ func BenchmarkIndexerUpdate(b *testing.B) {
 	x := newBenchIndexer(b, v1)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		p := v2[i%benchN]
-		if (i/benchN)%2 == 1 {
-			p = v1[i%benchN]
-		}
+		p := alternate(v1, v2, i)
 		if err := x.Update(p); err != nil {
 			b.Fatal(err)
 		}
@@ -216,10 +216,7 @@ func BenchmarkMemoryPerEntry(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		x := cache.NewIndexer[*testPod](nil)
-		if err := x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}); err != nil {
-			b.Fatal(err)
-		}
+		x := nodeIndexer(b)
 		for _, p := range pods {
 			if err := x.Add(p); err != nil {
 				b.Fatal(err)
@@ -332,10 +329,7 @@ func BenchmarkIndexerPut(b *testing.B) {
 	x := newBenchIndexer(b, v1)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		p := v2[i%benchN]
-		if (i/benchN)%2 == 1 {
-			p = v1[i%benchN]
-		}
+		p := alternate(v1, v2, i)
 		if _, _, err := x.Put(keys[i%benchN], p); err != nil {
 			b.Fatal(err)
 		}

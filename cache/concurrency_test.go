@@ -20,8 +20,7 @@ import (
 // checks the locking, and each read checks what a reader may rely on.
 func TestIndexerConcurrentReadersOneWriter(t *testing.T) {
 	seed := testSeed(t)
-	x := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
+	x := nodeIndexer(t)
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup

@@ -76,8 +76,7 @@ func TestDeltaFIFOAccumulatesPerKeyInArrivalOrder(t *testing.T) {
 }
 
 func TestDeltaFIFOCollapsesConsecutiveDeletes(t *testing.T) {
-	known := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, known.Add(newPod("ns", "a", "1")))
+	known := indexerOf(t, newPod("ns", "a", "1"))
 	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
 
 	require.NoError(t, f.Delete(newPod("ns", "a", "2")))
@@ -103,9 +102,7 @@ func TestDeltaFIFODeleteOfUnknownObjectQueuesNothing(t *testing.T) {
 }
 
 func TestDeltaFIFOReplace(t *testing.T) {
-	known := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, known.Add(newPod("ns", "indexed-kept", "1")))
-	require.NoError(t, known.Add(newPod("ns", "indexed-gone", "2")))
+	known := indexerOf(t, newPod("ns", "indexed-kept", "1"), newPod("ns", "indexed-gone", "2"))
 	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
 	require.NoError(t, f.Add(newPod("ns", "queued-gone", "3")))
 	require.NoError(t, f.Add(newPod("ns", "queued-kept", "4")))
@@ -203,9 +200,7 @@ func TestDeltaFIFORequeueKeepsOrderWithLaterDeltas(t *testing.T) {
 }
 
 func TestDeltaFIFOResync(t *testing.T) {
-	known := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, known.Add(newPod("ns", "a", "1")))
-	require.NoError(t, known.Add(newPod("ns", "b", "2")))
+	known := indexerOf(t, newPod("ns", "a", "1"), newPod("ns", "b", "2"))
 	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
 	require.NoError(t, f.Update(newPod("ns", "b", "3")))
 	require.NoError(t, f.Resync())
@@ -310,10 +305,8 @@ func TestDeltaFIFOPopsOneAtATime(t *testing.T) {
 }
 
 func TestDeltaFIFOBeginReplace(t *testing.T) {
-	known := cache.NewIndexer[*testPod](nil)
 	stored := newPod("ns", "a", "1")
-	require.NoError(t, known.Add(stored))
-	require.NoError(t, known.Add(newPod("ns", "gone", "1")))
+	known := indexerOf(t, stored, newPod("ns", "gone", "1"))
 	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
 	require.NoError(t, f.Update(newPod("ns", "q", "7")))
 
@@ -344,11 +337,12 @@ func TestDeltaFIFOBeginReplace(t *testing.T) {
 func TestQueuesReadNewestKnownState(t *testing.T) {
 	for _, kind := range []string{"DeltaFIFO", "FIFO"} {
 		t.Run(kind, func(t *testing.T) {
-			known := cache.NewIndexer[*testPod](nil)
-			require.NoError(t, known.Add(newPod("ns", "indexed", "1")))
-			require.NoError(t, known.Add(newPod("ns", "updated", "1")))
-			require.NoError(t, known.Add(newPod("ns", "deleted", "1")))
-			require.NoError(t, known.Add(newPod("ns", "flying", "1")))
+			known := indexerOf(t,
+				newPod("ns", "indexed", "1"),
+				newPod("ns", "updated", "1"),
+				newPod("ns", "deleted", "1"),
+				newPod("ns", "flying", "1"),
+			)
 			var q lenQueue
 			if kind == "DeltaFIFO" {
 				q = cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})

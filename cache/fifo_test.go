@@ -46,8 +46,7 @@ func TestFIFOKeepsArrivalOrderAcrossKeys(t *testing.T) {
 }
 
 func TestFIFODeleteOfUnknownObjectQueuesNothing(t *testing.T) {
-	known := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, known.Add(newPod("ns", "k", "1")))
+	known := indexerOf(t, newPod("ns", "k", "1"))
 	f := cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
 	require.NoError(t, f.Delete(newPod("ns", "ghost", "1")))
 	assert.Zero(t, f.Len())
@@ -56,10 +55,11 @@ func TestFIFODeleteOfUnknownObjectQueuesNothing(t *testing.T) {
 }
 
 func TestFIFOReplace(t *testing.T) {
-	known := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, known.Add(newPod("ns", "indexed-kept", "1")))
-	require.NoError(t, known.Add(newPod("ns", "indexed-gone", "2")))
-	require.NoError(t, known.Add(newPod("ns", "deleting", "3")))
+	known := indexerOf(t,
+		newPod("ns", "indexed-kept", "1"),
+		newPod("ns", "indexed-gone", "2"),
+		newPod("ns", "deleting", "3"),
+	)
 	f := cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
 	require.NoError(t, f.Add(newPod("ns", "queued-gone", "4")))
 	require.NoError(t, f.Delete(newPod("ns", "deleting", "5")))
@@ -94,9 +94,7 @@ func TestFIFOHasSyncedAndRequeue(t *testing.T) {
 }
 
 func TestFIFOResyncAndInFlight(t *testing.T) {
-	known := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, known.Add(newPod("ns", "a", "1")))
-	require.NoError(t, known.Add(newPod("ns", "b", "1")))
+	known := indexerOf(t, newPod("ns", "a", "1"), newPod("ns", "b", "1"))
 	f := cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
 	require.NoError(t, f.Update(newPod("ns", "b", "2")))
 	require.NoError(t, f.Resync())

@@ -2,6 +2,9 @@ package cache_test
 
 import (
 	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/meta"
@@ -47,6 +50,26 @@ func byNode(p *testPod) ([]string, error) {
 		return nil, nil
 	}
 	return []string{p.Spec.NodeName}, nil
+}
+
+// nodeIndexer returns an empty Indexer with the "node" index (byNode)
+// beside the namespace index.
+func nodeIndexer(t testing.TB) *cache.Indexer[*testPod] {
+	t.Helper()
+	x := cache.NewIndexer[*testPod](nil)
+	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
+	return x
+}
+
+// indexerOf returns an Indexer that holds pods: what a queue's
+// KnownObjects already knows.
+func indexerOf(t *testing.T, pods ...*testPod) *cache.Indexer[*testPod] {
+	t.Helper()
+	x := cache.NewIndexer[*testPod](nil)
+	for _, p := range pods {
+		require.NoError(t, x.Add(p))
+	}
+	return x
 }
 
 // byLabelValues indexes a pod under every "key=value" of its labels.

@@ -56,8 +56,7 @@ func TestIndexProperty(t *testing.T) {
 	seed := testSeed(t)
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 
-	x := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
+	x := nodeIndexer(t)
 	model := map[string]*testPod{}
 	indexers := cache.Indexers[*testPod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*testPod], "node": byNode}
 	labelsAdded := false

@@ -56,8 +56,7 @@ func TestIndexerRejectsObjectsWithoutKey(t *testing.T) {
 }
 
 func TestIndexerReplace(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
+	x := nodeIndexer(t)
 	old := podOn("n1", "ns1", "old", "1")
 	require.NoError(t, x.Add(old))
 
@@ -137,8 +136,7 @@ func TestIndexerIndexQueries(t *testing.T) {
 }
 
 func TestIndexerUpdateMovesIndexEntries(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
+	x := nodeIndexer(t)
 	p := podOn("n1", "ns", "p", "1")
 	require.NoError(t, x.Add(p))
 	p2 := podOn("n2", "ns", "p", "2")

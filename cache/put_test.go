@@ -12,8 +12,7 @@ import (
 )
 
 func TestIndexerPutReturnsReplaced(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
+	x := nodeIndexer(t)
 	a1 := newPod("ns", "a", "1")
 	a1.Spec.NodeName = "n1"
 	old, existed, err := x.Put("ns/a", a1)
