@@ -240,7 +240,7 @@ func runSchedule(t *testing.T, s chaosSchedule, fired map[chaosFault]int) {
 	l.proxy.stripLimit.Store(false)
 	l.proxy.corruptAfter.Store(nil)
 	l.waitConverged()
-	t.Logf("%d writes; %d errors reported; %d relists", writes.Load(), len(l.errors()), len(loopbackTraces[Replaced](l)))
+	t.Logf("%d writes; %d errors reported; %d relists", writes.Load(), len(l.errors()), len(tracesOf[Replaced](l)))
 }
 
 // chaosWriter creates, updates and deletes ConfigMaps c00..c14 until ctx

@@ -21,10 +21,9 @@ func TestWatchRequestWithoutAnswerIsEndedAtItsDeadline(t *testing.T) {
 	wc := h.nextWatch()
 	assert.Equal(t, "10", wc.opts.ResourceVersion, "watch again from the same resourceVersion")
 	wc.open()
-	errs := h.errors()
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], errNoAnswer)
-	assert.Equal(t, ClassTransient, errs[0].Class)
+	e := h.onlyError(t)
+	assert.ErrorIs(t, e, errNoAnswer)
+	assert.Equal(t, ClassTransient, e.Class)
 }
 
 func TestStreamingListRequestWithoutAnswerFallsBack(t *testing.T) {
@@ -33,9 +32,8 @@ func TestStreamingListRequestWithoutAnswerFallsBack(t *testing.T) {
 	h.expectBackoff(time.Minute)
 	h.nextList().answer("3", "")
 	h.nextWatch().open()
-	errs := h.errors()
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrInitialEventsTimeout)
+	e := h.onlyError(t)
+	assert.ErrorIs(t, e, ErrInitialEventsTimeout)
 }
 
 func TestStreamingListDeadlineExtendsToTheWatch(t *testing.T) {

@@ -28,10 +28,29 @@ func (l *loopback) seed(prefix string, n int) {
 	}
 }
 
-func TestFaultConnectionCutMidFrame(t *testing.T) {
+// syncedLoopback starts a loopback with default options over n seeded
+// ConfigMaps (cm-0...) and waits for the reflector's first sync.
+func syncedLoopback(t *testing.T, n int) *loopback {
+	t.Helper()
 	l := startLoopback(t, fakeapiserver.Options{}, Options{})
-	l.seed("cm", 5)
+	l.seed("cm", n)
 	l.waitSynced()
+	return l
+}
+
+// expireWatch cuts the reflector's watch and answers its next watch
+// request 410 Gone, updates the ConfigMap name meanwhile, and waits until
+// the store has caught up.
+func (l *loopback) expireWatch(name string) {
+	l.t.Helper()
+	l.srv.FailNext(fakeapiserver.FailRule{Match: fakeapiserver.Match{Verb: "watch", Resource: "configmaps"}, Code: 410})
+	require.Equal(l.t, 1, l.srv.CutWatches(configMaps, fakeapiserver.CutClean))
+	l.update(name, "x")
+	l.waitConverged()
+}
+
+func TestFaultConnectionCutMidFrame(t *testing.T) {
+	l := syncedLoopback(t, 5)
 	for i := range 3 {
 		l.update("cm-1", fmt.Sprint(i))
 		l.waitConverged()
@@ -40,30 +59,26 @@ func TestFaultConnectionCutMidFrame(t *testing.T) {
 		l.waitWatchers(1)
 	}
 	l.waitConverged()
-	assert.Len(t, loopbackTraces[Replaced](l), 1, "a cut connection must not relist")
+	assert.Len(t, tracesOf[Replaced](l), 1, "a cut connection must not relist")
 }
 
 func TestFaultConnectionAbortedBetweenEvents(t *testing.T) {
-	l := startLoopback(t, fakeapiserver.Options{}, Options{})
-	l.seed("cm", 3)
-	l.waitSynced()
+	l := syncedLoopback(t, 3)
 	require.Equal(t, 1, l.srv.CutWatches(configMaps, fakeapiserver.CutAbort))
 	l.remove("cm-0")
 	l.create("cm-9", "x")
 	l.waitConverged()
-	assert.Len(t, loopbackTraces[Replaced](l), 1, "a dropped connection must not relist")
+	assert.Len(t, tracesOf[Replaced](l), 1, "a dropped connection must not relist")
 }
 
 func TestFaultServerRestart(t *testing.T) {
-	l := startLoopback(t, fakeapiserver.Options{}, Options{})
-	l.seed("cm", 4)
-	l.waitSynced()
+	l := syncedLoopback(t, 4)
 
 	// A restart that keeps history: the watch resumes where it was.
 	l.srv.Restart(false)
 	l.update("cm-0", "a")
 	l.waitConverged()
-	assert.Len(t, loopbackTraces[Replaced](l), 1, "a restart with history must not relist")
+	assert.Len(t, tracesOf[Replaced](l), 1, "a restart with history must not relist")
 
 	// A restart that compacts, while the reflector is behind: it was
 	// disconnected (by a first restart, its reconnect held) when the last
@@ -75,7 +90,7 @@ func TestFaultServerRestart(t *testing.T) {
 	l.update("cm-1", "b")
 	l.srv.Restart(true)
 	l.waitConverged()
-	l.waitTrace("a relist after the compacting restart", func() bool { return len(loopbackTraces[Replaced](l)) == 2 })
+	l.waitTrace("a relist after the compacting restart", func() bool { return len(tracesOf[Replaced](l)) == 2 })
 	l.update("cm-2", "c")
 	l.waitConverged()
 }
@@ -86,10 +101,7 @@ func TestFault410DuringWatch(t *testing.T) {
 	l.waitSynced()
 
 	// The next watch request is answered 410 at once.
-	l.srv.FailNext(fakeapiserver.FailRule{Match: fakeapiserver.Match{Verb: "watch", Resource: "configmaps"}, Code: 410})
-	require.Equal(t, 1, l.srv.CutWatches(configMaps, fakeapiserver.CutClean))
-	l.update("cm-0", "x")
-	l.waitConverged()
+	l.expireWatch("cm-0")
 	l.waitTrace("a consistent relist", func() bool { return l.lists("") == 1 })
 	errs := l.errors()
 	require.NotEmpty(t, errs)
@@ -127,12 +139,9 @@ func TestFault410OnContinueToken(t *testing.T) {
 			// A 410 on the watch makes the reflector relist at "", paged
 			// by 2; the second page's token has expired.
 			l.srv.ExpireNextContinue(configMaps, 1, inconsistent)
-			l.srv.FailNext(fakeapiserver.FailRule{Match: fakeapiserver.Match{Verb: "watch", Resource: "configmaps"}, Code: 410})
-			require.Equal(t, 1, l.srv.CutWatches(configMaps, fakeapiserver.CutClean))
-			l.update("cm-3", "x")
-			l.waitConverged()
-			l.waitTrace("a full list after the expired token", func() bool { return len(loopbackTraces[ListRestarted](l)) == 1 })
-			restart := loopbackTraces[ListRequested](l)
+			l.expireWatch("cm-3")
+			l.waitTrace("a full list after the expired token", func() bool { return len(tracesOf[ListRestarted](l)) == 1 })
+			restart := tracesOf[ListRequested](l)
 			last := restart[len(restart)-1]
 			assert.Equal(t, ListOptions{}, last.Options, "the full list: no limit, no continue, a consistent read")
 		})
@@ -151,14 +160,14 @@ func TestFaultTooManyRequestsWithRetryAfter(t *testing.T) {
 			l.update("cm-0", "x")
 			l.waitConverged()
 			var waited bool
-			for _, e := range loopbackTraces[StateChanged](l) {
+			for _, e := range tracesOf[StateChanged](l) {
 				if b, ok := e.To.(BackingOff); ok && Classify(b.Cause) == ClassThrottled {
 					assert.Equal(t, time.Second, b.Delay, "Retry-After not honoured")
 					waited = true
 				}
 			}
 			assert.True(t, waited, "no wait for the 429")
-			assert.Len(t, loopbackTraces[Replaced](l), 1, "a 429 must not relist")
+			assert.Len(t, tracesOf[Replaced](l), 1, "a 429 must not relist")
 		})
 	}
 }
@@ -177,13 +186,13 @@ func TestFaultServerErrorBursts(t *testing.T) {
 			l.update("cm-1", "x")
 			l.waitConverged()
 			var delays []time.Duration
-			for _, e := range loopbackTraces[StateChanged](l) {
+			for _, e := range tracesOf[StateChanged](l) {
 				if b, ok := e.To.(BackingOff); ok {
 					delays = append(delays, b.Delay)
 				}
 			}
 			require.GreaterOrEqual(t, len(delays), 7, "each failure waits")
-			assert.Len(t, loopbackTraces[Replaced](l), 1, "5xx must not relist")
+			assert.Len(t, tracesOf[Replaced](l), 1, "5xx must not relist")
 			for _, e := range l.errors() {
 				// The cut itself ends a watch that has seen no event yet.
 				if !errors.Is(e, ErrWatchClosedEarly) {
@@ -204,16 +213,16 @@ func TestFaultWatchStalledUntilServerClosesIt(t *testing.T) {
 			l.update("cm-0", fmt.Sprint(i))
 		}
 		l.waitConverged()
-		assert.Len(t, loopbackTraces[Replaced](l), 1, "a dropped watch must not relist")
+		assert.Len(t, tracesOf[Replaced](l), 1, "a dropped watch must not relist")
 	})
 	t.Run("idle until timeoutSeconds", func(t *testing.T) {
 		l := startLoopback(t, fakeapiserver.Options{}, Options{MinWatchTimeout: time.Second, MaxWatchTimeout: time.Second})
 		l.seed("cm", 2)
 		l.waitSynced()
-		l.waitTrace("the server ending the watch", func() bool { return len(loopbackTraces[WatchEnded](l)) >= 1 })
+		l.waitTrace("the server ending the watch", func() bool { return len(tracesOf[WatchEnded](l)) >= 1 })
 		l.update("cm-1", "late")
 		l.waitConverged()
-		assert.Len(t, loopbackTraces[Replaced](l), 1, "a watch timeout must not relist")
+		assert.Len(t, tracesOf[Replaced](l), 1, "a watch timeout must not relist")
 	})
 }
 
@@ -233,20 +242,31 @@ func TestFaultMalformedFrame(t *testing.T) {
 		reported = reported || (e.Op == "watch" && e.Class == ClassTransient && errors.As(e, &syntaxErr))
 	}
 	assert.True(t, reported, "the malformed frame was not reported")
-	assert.Len(t, loopbackTraces[Replaced](l), 1, "a malformed frame must not relist")
+	assert.Len(t, tracesOf[Replaced](l), 1, "a malformed frame must not relist")
 }
 
 func TestFaultStreamingListAccepted(t *testing.T) {
-	l := startLoopback(t, fakeapiserver.Options{}, Options{})
-	l.seed("cm", 5)
-	l.waitSynced()
+	l := syncedLoopback(t, 5)
 	l.update("cm-2", "x")
 	l.waitConverged()
 	assert.Zero(t, l.lists("*"), "a streaming list needs no LIST")
 	assert.Empty(t, l.errors())
-	bm := loopbackTraces[BookmarkReceived](l)
+	bm := tracesOf[BookmarkReceived](l)
 	require.NotEmpty(t, bm)
 	assert.True(t, bm[0].InitialEventsEnd)
+}
+
+// fellBackToList seeds three ConfigMaps, lets the reflector sync and
+// follow one update, checks that it listed once at resourceVersion 0 (the
+// fallback from a streaming list) and returns the one error it reported.
+func (l *loopback) fellBackToList() *Error {
+	l.t.Helper()
+	l.seed("cm", 3)
+	l.waitSynced()
+	l.update("cm-0", "x")
+	l.waitConverged()
+	assert.Equal(l.t, 1, l.lists("0"), "fallback to LIST at rv=0")
+	return l.onlyError(l.t)
 }
 
 func TestFaultStreamingListRejected(t *testing.T) {
@@ -254,28 +274,16 @@ func TestFaultStreamingListRejected(t *testing.T) {
 		l.srv.FailNext(fakeapiserver.FailRule{Match: fakeapiserver.Match{Verb: "watch", Resource: "configmaps"}, Code: 422,
 			Message: "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"})
 	})
-	l.seed("cm", 3)
-	l.waitSynced()
-	l.update("cm-0", "x")
-	l.waitConverged()
-	assert.Equal(t, 1, l.lists("0"), "fallback to LIST at rv=0")
-	errs := l.errors()
-	require.Len(t, errs, 1)
-	assert.Equal(t, "streaming list", errs[0].Op)
+	e := l.fellBackToList()
+	assert.Equal(t, "streaming list", e.Op)
 }
 
 func TestFaultStreamingListNeverFinished(t *testing.T) {
 	l := startLoopback(t, fakeapiserver.Options{}, Options{InitialEventsTimeout: 300 * time.Millisecond}, func(l *loopback) {
 		l.proxy.dropInitialEnd.Store(true)
 	})
-	l.seed("cm", 3)
-	l.waitSynced()
-	l.update("cm-0", "x")
-	l.waitConverged()
-	assert.Equal(t, 1, l.lists("0"), "fallback to LIST at rv=0")
-	errs := l.errors()
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrInitialEventsTimeout)
+	e := l.fellBackToList()
+	assert.ErrorIs(t, e, ErrInitialEventsTimeout)
 }
 
 func TestFaultServerIgnoresLimit(t *testing.T) {
@@ -285,12 +293,9 @@ func TestFaultServerIgnoresLimit(t *testing.T) {
 	l.seed("cm", 9)
 	l.waitSynced()
 	// Force a consistent relist, the kind that is paged.
-	l.srv.FailNext(fakeapiserver.FailRule{Match: fakeapiserver.Match{Verb: "watch", Resource: "configmaps"}, Code: 410})
-	require.Equal(t, 1, l.srv.CutWatches(configMaps, fakeapiserver.CutClean))
-	l.update("cm-0", "x")
-	l.waitConverged()
-	l.waitTrace("the consistent relist", func() bool { return len(loopbackTraces[Replaced](l)) == 2 })
-	pages := loopbackTraces[ListPageReceived](l)
+	l.expireWatch("cm-0")
+	l.waitTrace("the consistent relist", func() bool { return len(tracesOf[Replaced](l)) == 2 })
+	pages := tracesOf[ListPageReceived](l)
 	last := pages[len(pages)-1]
 	assert.Equal(t, ListPageReceived{Page: 1, Items: 9, ResourceVersion: last.ResourceVersion}, last, "one page with everything")
 }

@@ -357,24 +357,17 @@ func sortStrings(s []string) {
 
 // harness runs a Reflector over a scriptLW, a mapStore and a fake clock.
 type harness struct {
-	t      *testing.T
-	lw     *scriptLW
-	store  *mapStore
-	clock  *clock.Fake
-	r      *Reflector[*Obj]
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	t     *testing.T
+	lw    *scriptLW
+	store *mapStore
+	clock *clock.Fake
+	r     *Reflector[*Obj]
+	run   running
 
 	// results receives what a custom runner reports (ListAndWatch's errors).
 	results chan error
 
-	// mu guards errs, traces and traced.
-	mu     sync.Mutex
-	errs   []*Error
-	traces []TraceEvent
-	// traced is closed and replaced on every trace event.
-	traced chan struct{}
+	reports
 }
 
 // testTimeout bounds every wait of a unit test.
@@ -400,39 +393,20 @@ func startWith(t *testing.T, opts Options, run func(ctx context.Context, r *Refl
 	if opts.Backoff.Jitter == 0 {
 		opts.Backoff.Jitter = NoJitter
 	}
-	opts.OnError = func(e *Error) { h.mu.Lock(); h.errs = append(h.errs, e); h.mu.Unlock() }
-	h.traced = make(chan struct{})
-	opts.Trace = func(e TraceEvent) {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.traces = append(h.traces, e)
-		close(h.traced)
-		h.traced = make(chan struct{})
-	}
+	h.install(&opts)
 	r, err := NewReflector[*Obj](h.lw, h.store, opts)
 	require.NoError(t, err)
 	r.rand = func() float64 { return 0 } // watch timeouts at MinWatchTimeout
 	h.r = r
-	h.ctx, h.cancel = context.WithTimeout(context.Background(), 30*time.Second)
-	h.done = make(chan struct{})
 	h.results = make(chan error, 100)
-	go func() {
-		defer close(h.done)
-		run(h.ctx, r, h.results)
-	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	h.run = goRun(ctx, cancel, func(ctx context.Context) { run(ctx, r, h.results) })
 	t.Cleanup(h.stop)
 	return h
 }
 
 // stop cancels Run and waits for it.
-func (h *harness) stop() {
-	h.cancel()
-	select {
-	case <-h.done:
-	case <-time.After(testTimeout):
-		h.t.Fatal("Run did not return after its context was cancelled")
-	}
-}
+func (h *harness) stop() { h.run.stop(h.t, testTimeout) }
 
 // nextResult waits for the runner's next result.
 func (h *harness) nextResult() error {
@@ -518,9 +492,7 @@ func (h *harness) waitTraces(cond func(h *harness) bool) {
 	h.t.Helper()
 	deadline := time.After(testTimeout)
 	for {
-		h.mu.Lock()
-		changed := h.traced
-		h.mu.Unlock()
+		changed := h.tracedChan()
 		if cond(h) {
 			return
 		}
@@ -530,26 +502,6 @@ func (h *harness) waitTraces(cond func(h *harness) bool) {
 			h.t.Fatalf("trace condition never held; state trace:\n%s", h.stateTrace())
 		}
 	}
-}
-
-// errors returns the errors reported so far.
-func (h *harness) errors() []*Error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]*Error(nil), h.errs...)
-}
-
-// tracesOf returns the trace events so far of type E.
-func tracesOf[E TraceEvent](h *harness) []E {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var out []E
-	for _, ev := range h.traces {
-		if e, ok := ev.(E); ok {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // stateTrace prints the state changes so far, one per line.

@@ -236,14 +236,9 @@ type loopback struct {
 	direct *rest.Client // talks to the server itself, for writes and checks
 	store  *checkedStore
 	r      *Reflector[*ConfigMap]
-	cancel context.CancelFunc
-	done   chan struct{}
+	run    running
 
-	// mu guards traces, errs and traced.
-	mu     sync.Mutex
-	traces []TraceEvent
-	errs   []*Error
-	traced chan struct{}
+	reports
 }
 
 // loopbackTimeout bounds each wait of a loopback test.
@@ -258,7 +253,7 @@ var fastBackoff = Backoff{Initial: 5 * time.Millisecond, Max: 50 * time.Millisec
 // first requests must meet). It does not wait for the first sync.
 func startLoopback(t *testing.T, srvOpts fakeapiserver.Options, opts Options, setup ...func(l *loopback)) *loopback {
 	t.Helper()
-	l := &loopback{t: t, srv: fakeapiserver.NewForTest(t, srvOpts), traced: make(chan struct{})}
+	l := &loopback{t: t, srv: fakeapiserver.NewForTest(t, srvOpts)}
 	l.proxy = newFaultProxy(t, l.srv.URL())
 	l.direct = newClient(t, l.srv.URL())
 	viaProxy := newClient(t, l.proxy.srv.URL)
@@ -267,14 +262,7 @@ func startLoopback(t *testing.T, srvOpts fakeapiserver.Options, opts Options, se
 		opts.Backoff = fastBackoff
 	}
 	opts.Name = "configmaps"
-	opts.OnError = func(e *Error) { l.mu.Lock(); l.errs = append(l.errs, e); l.mu.Unlock() }
-	opts.Trace = func(e TraceEvent) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.traces = append(l.traces, e)
-		close(l.traced)
-		l.traced = make(chan struct{})
-	}
+	l.install(&opts)
 	lw := NewListWatchFromClient[*ConfigMap](viaProxy, "configmaps", testNamespace, selector.Fields{})
 	r, err := NewReflector[*ConfigMap](lw, l.store, opts)
 	require.NoError(t, err)
@@ -283,14 +271,11 @@ func startLoopback(t *testing.T, srvOpts fakeapiserver.Options, opts Options, se
 		f(l)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	l.cancel = cancel
-	l.done = make(chan struct{})
-	go func() {
-		defer close(l.done)
+	l.run = goRun(ctx, cancel, func(ctx context.Context) {
 		if err := r.Run(ctx); err != nil {
 			t.Errorf("Run() = %v", err)
 		}
-	}()
+	})
 	t.Cleanup(l.stop)
 	return l
 }
@@ -305,14 +290,7 @@ func newClient(t testing.TB, u string) *rest.Client {
 }
 
 // stop ends the reflector and waits for it.
-func (l *loopback) stop() {
-	l.cancel()
-	select {
-	case <-l.done:
-	case <-time.After(loopbackTimeout):
-		l.t.Fatal("Run did not return after cancel")
-	}
-}
+func (l *loopback) stop() { l.run.stop(l.t, loopbackTimeout) }
 
 func (l *loopback) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), loopbackTimeout)
@@ -410,12 +388,6 @@ func (l *loopback) waitConverged() {
 	}
 }
 
-func (l *loopback) tracedChan() <-chan struct{} {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.traced
-}
-
 // waitTrace waits until cond holds over the traces.
 func (l *loopback) waitTrace(what string, cond func() bool) {
 	l.t.Helper()
@@ -448,30 +420,10 @@ func (l *loopback) waitWatchers(n int) {
 	require.NoError(l.t, l.srv.WaitForWatchers(ctx, "configmaps", n))
 }
 
-// loopbackTraces returns the traces of type E.
-func loopbackTraces[E TraceEvent](l *loopback) []E {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []E
-	for _, ev := range l.traces {
-		if e, ok := ev.(E); ok {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// errors returns the reported errors.
-func (l *loopback) errors() []*Error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]*Error(nil), l.errs...)
-}
-
 // stateTrace prints the state changes.
 func (l *loopback) stateTrace() string {
 	var b strings.Builder
-	for _, e := range loopbackTraces[StateChanged](l) {
+	for _, e := range tracesOf[StateChanged](l) {
 		b.WriteString(e.String() + "\n")
 	}
 	return b.String()
@@ -480,7 +432,7 @@ func (l *loopback) stateTrace() string {
 // lists counts the LIST requests of a given resourceVersion ("*" for any).
 func (l *loopback) lists(rv string) int {
 	n := 0
-	for _, e := range loopbackTraces[ListRequested](l) {
+	for _, e := range tracesOf[ListRequested](l) {
 		if e.Page == 1 && (rv == "*" || e.Options.ResourceVersion == rv) {
 			n++
 		}

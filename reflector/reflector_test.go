@@ -179,10 +179,9 @@ func TestTooManyRequestsWaitsRetryAfterThenRewatches(t *testing.T) {
 	wc := h.nextWatch()
 	assert.Equal(t, "11", wc.opts.ResourceVersion, "rewatch from the same resourceVersion")
 	wc.open()
-	errs := h.errors()
-	require.Len(t, errs, 1)
-	assert.Equal(t, ClassThrottled, errs[0].Class)
-	assert.Equal(t, BackingOff{Delay: 7 * time.Second, Then: Watching{ResourceVersion: "11"}, Cause: st}, errs[0].Next)
+	e := h.onlyError(t)
+	assert.Equal(t, ClassThrottled, e.Class)
+	assert.Equal(t, BackingOff{Delay: 7 * time.Second, Then: Watching{ResourceVersion: "11"}, Cause: st}, e.Next)
 }
 
 func TestServerErrorsBackOffExponentiallyThenReset(t *testing.T) {

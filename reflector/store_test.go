@@ -52,10 +52,9 @@ func TestItemWithoutNameIsReportedAndLeftOut(t *testing.T) {
 	h := start(t, listWatchOpts)
 	syncByList(t, h, "10", obj("a", "1"), &Obj{ObjectMeta: meta.ObjectMeta{Namespace: "ns", ResourceVersion: "2"}})
 	h.store.waitContents(t, "a@1")
-	errs := h.errors()
-	require.Len(t, errs, 1)
-	assert.Equal(t, "store", errs[0].Op)
-	assert.Contains(t, errs[0].Error(), "has no name")
+	e := h.onlyError(t)
+	assert.Equal(t, "store", e.Op)
+	assert.Contains(t, e.Error(), "has no name")
 }
 
 // checkedIndexer is a cache.Indexer whose writes are checked for

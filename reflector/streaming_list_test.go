@@ -59,10 +59,9 @@ func TestStreamingListRejectedFallsBackToListThenWatch(t *testing.T) {
 	l.answer("10", "", obj("a", "1"))
 	w := h.nextWatch().open()
 	h.store.waitContents(t, "a@1")
-	errs := h.errors()
-	require.Len(t, errs, 1)
-	assert.Equal(t, "streaming list", errs[0].Op)
-	assert.Equal(t, Listing{ResourceVersion: "0"}, stripCauses(errs[0].Next))
+	e := h.onlyError(t)
+	assert.Equal(t, "streaming list", e.Op)
+	assert.Equal(t, Listing{ResourceVersion: "0"}, stripCauses(e.Next))
 
 	// Streaming is not tried again: a later relist is a LIST.
 	w.fail(status(410, meta.ReasonExpired))
@@ -94,9 +93,8 @@ func TestStreamingListNeverFinishedFallsBackAfterBound(t *testing.T) {
 	l.answer("10", "", obj("a", "1"))
 	h.nextWatch().open()
 	h.store.waitContents(t, "a@1")
-	errs := h.errors()
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrInitialEventsTimeout)
+	e := h.onlyError(t)
+	assert.ErrorIs(t, e, ErrInitialEventsTimeout)
 }
 
 func TestStreamingListEndingBeforeBookmarkRetriesThenFallsBack(t *testing.T) {
@@ -125,9 +123,8 @@ func TestStreamingListWithChangeBeforeEndFallsBack(t *testing.T) {
 	w.modify(obj("a", "4"))
 	h.nextList().answer("10", "")
 	h.nextWatch().open()
-	errs := h.errors()
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrNotStreaming)
+	e := h.onlyError(t)
+	assert.ErrorIs(t, e, ErrNotStreaming)
 }
 
 func TestStreamingListStaleBookmarkIsRefused(t *testing.T) {
