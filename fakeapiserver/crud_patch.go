@@ -156,7 +156,7 @@ func patchError(err error) *meta.Status {
 // written nothing, when cur changed underneath and the caller should read
 // it again.
 func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n request.Negotiation, res *registry.Resource, cur *storage.Object, in *request.Incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
-	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.Meta, in.Rest, subresource, manager, apiVersion, managed)
+	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.Meta, in.Rest, subresource, manager, apiVersion, managed, dryRun)
 	if err != nil {
 		request.WriteError(w, r, err)
 		return true

@@ -95,7 +95,7 @@ func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subreso
 		if conditional && in.Meta.ResourceVersion != cur.Meta.ResourceVersion {
 			return nil, false, apistatus.Conflict(res.GR(), in.Meta.Name, apistatus.MsgModified)
 		}
-		next, err := s.prepareUpdate(ctx, res, cur, in.Meta, in.Rest, subresource, wo.manager, in.APIVersion)
+		next, err := s.prepareUpdate(ctx, res, cur, in.Meta, in.Rest, subresource, wo.manager, in.APIVersion, wo.dryRun)
 		if err != nil {
 			return nil, false, err
 		}
@@ -121,14 +121,15 @@ func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subreso
 // body. It returns nil when nothing would change (a no-op update: no new
 // resourceVersion, no event). The result's resourceVersion is cur's; the
 // commit sets the new one.
-func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string) (*storage.Object, error) {
-	return s.prepareUpdateManaged(ctx, res, cur, newMeta, newRest, subresource, manager, apiVersion, nil)
+func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, dryRun bool) (*storage.Object, error) {
+	return s.prepareUpdateManaged(ctx, res, cur, newMeta, newRest, subresource, manager, apiVersion, nil, dryRun)
 }
 
 // prepareUpdateManaged is prepareUpdate with the managedFields to store
 // given (server-side apply computes them) rather than recorded as an
-// Update entry; nil records the entry.
-func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed meta.ManagedFields) (*storage.Object, error) {
+// Update entry; nil records the entry. A dry run reserves no Service
+// address or node port.
+func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) (*storage.Object, error) {
 	oldRest, err := storage.RestOf(cur)
 	if err != nil {
 		return nil, err
@@ -139,6 +140,10 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 	// them when there are any).
 	sentManaged := newMeta.ManagedFields
 	var rest []jsonv.Member
+	// decoded is a built-in object as decoded and defaulted, before the
+	// registry's and admission's changes (a Service's carried addresses
+	// and node ports): the real server records managedFields from it.
+	var decoded []byte
 	statusOnly := subresource == "status"
 	if statusOnly {
 		// A status write changes .status only.
@@ -180,7 +185,10 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 		}
 		if subresource != "binding" {
 			rest = s.builtinDecoded(res, apiVersion, m, rest)
-			if rest, err = s.builtinAdmitUpdate(res, apiVersion, m, rest, oldRest, false); err != nil {
+			if !res.Custom {
+				decoded = storage.EncodeRest(rest)
+			}
+			if rest, err = s.builtinAdmitUpdate(res, apiVersion, m, rest, oldRest, dryRun); err != nil {
 				return nil, err
 			}
 		}
@@ -218,13 +226,20 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 	if err != nil {
 		return nil, err
 	}
-	if len(sentManaged) > 0 && !statusOnly {
-		m.ManagedFields = sentManaged
-		if next, err = storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields); err != nil {
+	from := next
+	if (len(sentManaged) > 0 && !statusOnly) || decoded != nil {
+		fromJSON := restJSON
+		if decoded != nil {
+			fromJSON = decoded
+		}
+		if len(sentManaged) > 0 && !statusOnly {
+			m.ManagedFields = sentManaged
+		}
+		if from, err = storage.Assemble(cur.Kind, apiVersion, m, fromJSON, fields); err != nil {
 			return nil, err
 		}
 	}
-	written, err := next.Document()
+	written, err := from.Document()
 	if err != nil {
 		return nil, err
 	}

@@ -408,7 +408,7 @@ func (s *Server) scaleTo(ctx context.Context, res *registry.Resource, info reque
 		}
 		rest = setPath(rest, sc.specReplicas, jsonv.Value{Kind: jsonv.Number, Str: strconv.FormatInt(replicas, 10)})
 		apiVersion := request.GV(res.Group, info.Version)
-		next, err := s.prepareUpdate(ctx, res, cur, storage.CloneMeta(cur.Meta), rest, "scale", wo.manager, apiVersion)
+		next, err := s.prepareUpdate(ctx, res, cur, storage.CloneMeta(cur.Meta), rest, "scale", wo.manager, apiVersion, wo.dryRun)
 		if err != nil {
 			return nil, err
 		}

@@ -155,7 +155,7 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *request.Incoming) e
 		if managed == nil {
 			managed = meta.ManagedFields{}
 		}
-		next, err := s.prepareUpdateManaged(ctx, pods, cur, cur.Meta, rest, "binding", "kube-scheduler", cur.APIVersion, managed)
+		next, err := s.prepareUpdateManaged(ctx, pods, cur, cur.Meta, rest, "binding", "kube-scheduler", cur.APIVersion, managed, false)
 		if err != nil || next == nil {
 			return err
 		}

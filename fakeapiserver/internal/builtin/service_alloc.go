@@ -399,12 +399,15 @@ func (a *ServiceAllocator) reservePort(key, field, literal string, dryRun bool, 
 		e := invalidNumber(field, int64(port), "provided port is not in the valid range. The range of valid ports is 30000-32767")
 		return &e
 	}
-	if dryRun {
-		return nil
-	}
+	// A dry run checks a requested port against the held ones (the real
+	// server's does, while it leaves a requested cluster IP unchecked)
+	// but reserves nothing.
 	if owner, used := a.ports[port]; used && owner != key {
 		e := invalidNumber(field, int64(port), "provided port is already allocated")
 		return &e
+	}
+	if dryRun {
+		return nil
 	}
 	if _, used := a.ports[port]; !used {
 		a.ports[port] = key
