@@ -48,11 +48,8 @@ func (s *Server) ServeNonResource(w http.ResponseWriter, r *http.Request) {
 	case path == "/version":
 		// The real server indents /version for every client.
 		request.WriteBody(w, request.Negotiation{Pretty: true}, http.StatusOK, request.Marshal(versionInfo()))
-	case path == "/healthz" || path == "/readyz" || path == "/livez" ||
-		strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/readyz/") || strings.HasPrefix(path, "/livez/"):
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		_, _ = w.Write([]byte("ok"))
+	case isHealthPath(path):
+		serveHealth(w, r, path)
 	case path == "/api":
 		if wantsAggregated(r) {
 			s.writeAggregated(w, r, true)

@@ -11,8 +11,10 @@
 //
 // # Files
 //
-//   - discovery.go: Server; /version, health, the legacy and aggregated
+//   - discovery.go: Server; /version, the legacy and aggregated
 //     documents.
+//   - health.go: /healthz, /livez and /readyz, with ?verbose, ?exclude
+//     and one check's path.
 //   - discovery_docs.go: the legacy documents' types.
 //   - openapi.go: OpenAPI v3, per group-version, from internal/openapi.
 //   - openapi_v2.go: /openapi/v2, as JSON or as the protobuf kubectl asks
