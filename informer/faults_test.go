@@ -99,8 +99,8 @@ func TestRelistAfterCompactionReportsUnknownFinalState(t *testing.T) {
 		"delete default/b " + b.ResourceVersion + " unknown",
 	}, events[2:])
 	errs.waitFor(t, "the 410 that forced the relist", func(err error) bool { return rest.IsGone(err) })
-	model.waitFor(t, "the model to see the relist", func(_ map[string]string, events int) bool { return events == 4 })
-	objs, problems := model.state()
+	model.WaitFor(t, "the model to see the relist", func(_ map[string]string, events int) bool { return events == 4 })
+	objs, problems := model.State()
 	assert.Empty(t, problems)
 	assert.Equal(t, map[string]string{"default/a": a2.ResourceVersion}, objs)
 }

@@ -2,8 +2,6 @@ package informer_test
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,103 +75,10 @@ func TestBlockedHandlerDelaysNoOtherHandler(t *testing.T) {
 	assert.Equal(t, informer.Backlog{Delivered: 21}, slowReg.Backlog())
 }
 
-// model applies a handler's notifications to a map and checks, as it
-// goes, that they are consistent: no add for an object it holds, no update
-// or delete for one it does not, no resourceVersion going backwards.
-type model struct {
-	// mu guards the fields below.
-	mu       sync.Mutex
-	objs     map[string]string
-	problems []string
-	events   int
-	// changed is closed and replaced on every notification.
-	changed chan struct{}
-}
+// model is the consistency-checking handler of these tests.
+type model = informer.Model[*ConfigMap]
 
-func newModel() *model { return &model{objs: map[string]string{}, changed: make(chan struct{})} }
-
-func (m *model) problem(format string, args ...any) {
-	m.problems = append(m.problems, fmt.Sprintf(format, args...))
-}
-
-// notifiedLocked counts a notification and wakes waiters.
-func (m *model) notifiedLocked() {
-	m.events++
-	close(m.changed)
-	m.changed = make(chan struct{})
-}
-
-func (m *model) OnAdd(obj *ConfigMap, _ bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k := meta.Key(obj)
-	if rv, ok := m.objs[k]; ok {
-		m.problem("add %s %s: already held at %s (a duplicate)", k, obj.ResourceVersion, rv)
-	}
-	m.objs[k] = obj.ResourceVersion
-	m.notifiedLocked()
-}
-
-func (m *model) OnUpdate(oldObj, newObj *ConfigMap) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k := meta.Key(newObj)
-	rv, ok := m.objs[k]
-	switch {
-	case !ok:
-		m.problem("update %s: not held (a gap)", k)
-	case rv != oldObj.ResourceVersion:
-		m.problem("update %s: old rv %s, but held %s", k, oldObj.ResourceVersion, rv)
-	case rvLess(newObj.ResourceVersion, rv):
-		m.problem("update %s: rv went back from %s to %s", k, rv, newObj.ResourceVersion)
-	}
-	m.objs[k] = newObj.ResourceVersion
-	m.notifiedLocked()
-}
-
-func (m *model) OnDelete(obj *ConfigMap, _ bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k := meta.Key(obj)
-	if _, ok := m.objs[k]; !ok {
-		m.problem("delete %s: not held", k)
-	}
-	delete(m.objs, k)
-	m.notifiedLocked()
-}
-
-func (m *model) state() (map[string]string, []string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return maps.Clone(m.objs), slices.Clone(m.problems)
-}
-
-// waitFor waits until cond holds for the model's objects and event count.
-func (m *model) waitFor(t *testing.T, what string, cond func(objs map[string]string, events int) bool) {
-	t.Helper()
-	deadline := time.NewTimer(testTimeout)
-	defer deadline.Stop()
-	for {
-		m.mu.Lock()
-		ok := cond(m.objs, m.events)
-		changed := m.changed
-		m.mu.Unlock()
-		if ok {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
-func rvLess(a, b string) bool {
-	x, _ := strconv.ParseUint(a, 10, 64)
-	y, _ := strconv.ParseUint(b, 10, 64)
-	return x < y
-}
+func newModel() *model { return informer.NewModel[*ConfigMap]() }
 
 // cacheState is the informer's cache as key → resourceVersion.
 func cacheState(inf *informer.Informer[*ConfigMap]) map[string]string {
@@ -250,7 +155,7 @@ func TestLateHandlerDuringWriteStormSeesNoGapAndNoDuplicate(t *testing.T) {
 		// Add the next handler only once a few more changes have gone
 		// by, so each lands in the middle of the storm.
 		seen := 0
-		early.waitFor(t, "the storm to move on", func(_ map[string]string, events int) bool {
+		early.WaitFor(t, "the storm to move on", func(_ map[string]string, events int) bool {
 			if seen == 0 {
 				seen = events
 			}
@@ -268,7 +173,7 @@ func TestLateHandlerDuringWriteStormSeesNoGapAndNoDuplicate(t *testing.T) {
 	// before it, in order.
 	e.create("default", "zz-final", nil)
 	for _, m := range models {
-		m.waitFor(t, "the final write", func(objs map[string]string, _ int) bool {
+		m.WaitFor(t, "the final write", func(objs map[string]string, _ int) bool {
 			_, ok := objs["default/zz-final"]
 			return ok
 		})
@@ -276,7 +181,7 @@ func TestLateHandlerDuringWriteStormSeesNoGapAndNoDuplicate(t *testing.T) {
 	want := e.serverState("default")
 	assert.Equal(t, want, cacheState(inf), "the cache holds what the server holds")
 	for i, m := range models {
-		objs, problems := m.state()
+		objs, problems := m.State()
 		assert.Empty(t, problems, "handler %d", i)
 		assert.Equal(t, want, objs, "handler %d", i)
 	}

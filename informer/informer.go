@@ -270,9 +270,27 @@ func (inf *Informer[T]) LastSyncResourceVersion() string { return inf.refl.LastS
 // including every handler's, so Run waits for handler calls in progress.
 // It returns ErrAlreadyStarted if called twice: an informer runs once.
 func (inf *Informer[T]) Run(ctx context.Context) error {
+	if err := inf.startListeners(); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = inf.refl.Run(ctx) })
+	wg.Go(func() { inf.processLoop(ctx) })
+	wg.Go(func() { inf.resyncLoop(ctx) })
+	wg.Wait()
+
+	inf.queue.Close()
+	inf.stopListeners()
+	return nil
+}
+
+// startListeners marks the informer running and starts the goroutine of
+// every handler added so far. It returns ErrAlreadyStarted if the informer
+// has run before.
+func (inf *Informer[T]) startListeners() error {
 	inf.lifeMu.Lock()
+	defer inf.lifeMu.Unlock()
 	if inf.state != stateNew {
-		inf.lifeMu.Unlock()
 		return ErrAlreadyStarted
 	}
 	inf.state = stateRunning
@@ -281,22 +299,18 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 		inf.startListenerLocked(l)
 	}
 	inf.mu.Unlock()
-	inf.lifeMu.Unlock()
+	return nil
+}
 
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = inf.refl.Run(ctx) })
-	wg.Go(func() { inf.processLoop(ctx) })
-	wg.Go(func() { inf.resyncLoop(ctx) })
-	wg.Wait()
-
-	inf.queue.Close()
+// stopListeners marks the informer stopped, tells every handler's
+// goroutine to end and waits until they have.
+func (inf *Informer[T]) stopListeners() {
 	inf.lifeMu.Lock()
 	inf.state = stateStopped
 	inf.lifeMu.Unlock()
 	inf.stopping.Store(true)
 	inf.log.wake()
 	inf.listenerWG.Wait()
-	return nil
 }
 
 // AddEventHandler adds a handler. It first receives OnAdd(obj, true) for

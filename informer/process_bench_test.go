@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"sync"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/meta"
-	"github.com/kubecache/kubecache/reflector"
-	"github.com/kubecache/kubecache/watch"
 )
 
 // obj is the smallest object type.
@@ -31,18 +28,7 @@ func BenchmarkProcessFanOut(b *testing.B) {
 
 func benchProcess(b *testing.B, handlers int) {
 	const objects = 1000
-	never := &reflector.ListWatch[*obj]{
-		ListFunc: func(context.Context, reflector.ListOptions, reflector.Known[*obj], func(*obj) error) (meta.ListMeta, error) {
-			return meta.ListMeta{}, nil
-		},
-		WatchFunc: func(context.Context, reflector.ListOptions, reflector.Known[*obj]) (watch.Interface[*obj], error) {
-			return nil, nil
-		},
-	}
-	inf, err := New[*obj](never, Options[*obj]{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	inf := newIdleInformer(b)
 	keys := make([]string, objects)
 	for i := range keys {
 		keys[i] = "bench/o-" + strconv.Itoa(i)
@@ -63,21 +49,7 @@ func benchProcess(b *testing.B, handlers int) {
 			b.Fatal(err)
 		}
 	}
-	// Start the handlers' goroutines without the reflector: this drives
-	// process directly.
-	inf.lifeMu.Lock()
-	inf.state = stateRunning
-	inf.mu.Lock()
-	for _, l := range inf.listeners {
-		inf.startListenerLocked(l)
-	}
-	inf.mu.Unlock()
-	inf.lifeMu.Unlock()
-	defer func() {
-		inf.stopping.Store(true)
-		inf.log.wake()
-		inf.listenerWG.Wait()
-	}()
+	startHandlersOnly(b, inf)
 
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -2,13 +2,10 @@ package informer
 
 import (
 	"context"
-	"fmt"
-	"maps"
 	"math/rand/v2"
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,24 +19,12 @@ import (
 // startHandlersOnly starts inf's handler goroutines without its reflector,
 // so a test can drive process directly, and stops them at the end.
 func startHandlersOnly(t testing.TB, inf *Informer[*obj]) {
-	inf.lifeMu.Lock()
-	inf.state = stateRunning
-	inf.mu.Lock()
-	for _, l := range inf.listeners {
-		inf.startListenerLocked(l)
-	}
-	inf.mu.Unlock()
-	inf.lifeMu.Unlock()
-	t.Cleanup(func() {
-		inf.lifeMu.Lock()
-		inf.state = stateStopped
-		inf.lifeMu.Unlock()
-		inf.stopping.Store(true)
-		inf.log.wake()
-		inf.listenerWG.Wait()
-	})
+	require.NoError(t, inf.startListeners())
+	t.Cleanup(inf.stopListeners)
 }
 
+// newIdleInformer returns an informer whose source lists nothing and
+// never watches.
 func newIdleInformer(t testing.TB) *Informer[*obj] {
 	never := &reflector.ListWatch[*obj]{
 		ListFunc: func(context.Context, reflector.ListOptions, reflector.Known[*obj], func(*obj) error) (meta.ListMeta, error) {
@@ -52,79 +37,6 @@ func newIdleInformer(t testing.TB) *Informer[*obj] {
 	inf, err := New[*obj](never, Options[*obj]{})
 	require.NoError(t, err)
 	return inf
-}
-
-// stateModel is a handler that applies notifications to a map and notes
-// any inconsistency.
-type stateModel struct {
-	mu       sync.Mutex
-	objs     map[string]string
-	problems []string
-	changed  chan struct{}
-}
-
-func newStateModel() *stateModel {
-	return &stateModel{objs: map[string]string{}, changed: make(chan struct{})}
-}
-
-func (m *stateModel) note(f string, a ...any) { m.problems = append(m.problems, fmt.Sprintf(f, a...)) }
-
-func (m *stateModel) poke() {
-	close(m.changed)
-	m.changed = make(chan struct{})
-}
-
-func (m *stateModel) OnAdd(o *obj, _ bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k := meta.Key(o)
-	if _, ok := m.objs[k]; ok {
-		m.note("duplicate add %s@%s", k, o.ResourceVersion)
-	}
-	m.objs[k] = o.ResourceVersion
-	m.poke()
-}
-
-func (m *stateModel) OnUpdate(old, o *obj) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k := meta.Key(o)
-	if cur, ok := m.objs[k]; !ok || cur != old.ResourceVersion {
-		m.note("update %s from %s, but held %q (a gap)", k, old.ResourceVersion, cur)
-	}
-	m.objs[k] = o.ResourceVersion
-	m.poke()
-}
-
-func (m *stateModel) OnDelete(o *obj, _ bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k := meta.Key(o)
-	if _, ok := m.objs[k]; !ok {
-		m.note("delete %s not held", k)
-	}
-	delete(m.objs, k)
-	m.poke()
-}
-
-func (m *stateModel) waitHolds(t *testing.T, key string) {
-	t.Helper()
-	deadline := time.NewTimer(30 * time.Second)
-	defer deadline.Stop()
-	for {
-		m.mu.Lock()
-		_, ok := m.objs[key]
-		changed := m.changed
-		m.mu.Unlock()
-		if ok {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", key)
-		}
-	}
 }
 
 // TestRegistrationDuringStormIsExact drives the informer's process
@@ -169,10 +81,10 @@ func TestRegistrationDuringStormIsExact(t *testing.T) {
 		close(progress)
 	})
 
-	var models []*stateModel
+	var models []*Model[*obj]
 	var removed, added int
 	for range progress {
-		m := newStateModel()
+		m := NewModel[*obj]()
 		reg, err := inf.AddEventHandler(m, HandlerOptions{})
 		require.NoError(t, err)
 		if added++; added%4 == 0 {
@@ -192,11 +104,10 @@ func TestRegistrationDuringStormIsExact(t *testing.T) {
 		want[k] = o.ResourceVersion
 	}
 	for i, m := range models {
-		m.waitHolds(t, "zz/final")
-		m.mu.Lock()
-		assert.Empty(t, m.problems, "handler %d", i)
-		assert.Equal(t, want, maps.Clone(m.objs), "handler %d", i)
-		m.mu.Unlock()
+		m.WaitFor(t, "zz/final", func(objs map[string]string, _ int) bool { _, ok := objs["zz/final"]; return ok })
+		objs, problems := m.State()
+		assert.Empty(t, problems, "handler %d", i)
+		assert.Equal(t, want, objs, "handler %d", i)
 	}
 	t.Logf("%d events, %d handlers kept, %d removed mid-storm", events, len(models), removed)
 }
