@@ -113,33 +113,49 @@ func exercise(t *testing.T, cs kubernetes.Interface, ns string, s *seen) {
 	s.expect(t, "delete b")
 }
 
-func seed(t *testing.T, cs kubernetes.Interface, ns string) {
+// seeded returns the target, a fresh namespace of it holding the
+// ConfigMap a (k=1), and a typed client: where every informer test starts.
+func seeded(t *testing.T) (*target.Target, string, kubernetes.Interface) {
 	t.Helper()
+	tgt := target.Get(t)
+	ns := tgt.Namespace(t)
+	cs := typedClient(t)
 	_, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Data: map[string]string{"k": "1"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
+	return tgt, ns, cs
+}
+
+// factory is what the typed, dynamic and metadata informer factories have
+// in common.
+type factory interface {
+	Start(stopCh <-chan struct{})
+	Shutdown()
+}
+
+// startAndExercise adds a recording handler to inf, starts f (shut down
+// when the test ends), waits until inf has synced and delivered the seeded
+// a, then makes exercise's changes and checks that inf delivers them.
+func startAndExercise(t *testing.T, cs kubernetes.Interface, ns string, f factory, inf cache.SharedIndexInformer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(func() { cancel(); f.Shutdown() })
+	s := newSeen()
+	_, err := inf.AddEventHandler(s.handler(objName))
+	require.NoError(t, err)
+	f.Start(ctx.Done())
+	require.True(t, cache.WaitForCacheSync(ctx.Done(), inf.HasSynced), "informer synced")
+	s.expect(t, "add a")
+	exercise(t, cs, ns, s)
 }
 
 // TestTypedInformer runs a typed shared informer with client-go's default
 // configuration (protobuf both ways), with streaming lists on and off.
 func TestTypedInformer(t *testing.T) {
 	withWatchList(t, func(t *testing.T) {
-		tgt := target.Get(t)
-		ns := tgt.Namespace(t)
-		cs := typedClient(t)
-		seed(t, cs, ns)
-		ctx, cancel := context.WithCancel(t.Context())
+		_, ns, cs := seeded(t)
 		f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
-		t.Cleanup(func() { cancel(); f.Shutdown() })
 		inf := f.Core().V1().ConfigMaps()
-		s := newSeen()
-		_, err := inf.Informer().AddEventHandler(s.handler(objName))
-		require.NoError(t, err)
-		f.Start(ctx.Done())
-		for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
-			require.True(t, ok, "cache of %v synced", typ)
-		}
-		s.expect(t, "add a")
-		exercise(t, cs, ns, s)
+		startAndExercise(t, cs, ns, f, inf.Informer())
 		got, err := inf.Lister().ConfigMaps(ns).Get("a")
 		require.NoError(t, err)
 		assert.Equal(t, "2", got.Data["k"])
@@ -149,25 +165,12 @@ func TestTypedInformer(t *testing.T) {
 // TestDynamicInformer runs a dynamic (unstructured) informer.
 func TestDynamicInformer(t *testing.T) {
 	withWatchList(t, func(t *testing.T) {
-		tgt := target.Get(t)
-		ns := tgt.Namespace(t)
-		cs := typedClient(t)
-		seed(t, cs, ns)
+		tgt, ns, cs := seeded(t)
 		dc, err := dynamic.NewForConfig(tgt.RESTConfig(t))
 		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(t.Context())
 		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, ns, nil)
-		t.Cleanup(func() { cancel(); f.Shutdown() })
 		inf := f.ForResource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"})
-		s := newSeen()
-		_, err = inf.Informer().AddEventHandler(s.handler(objName))
-		require.NoError(t, err)
-		f.Start(ctx.Done())
-		for gvr, ok := range f.WaitForCacheSync(ctx.Done()) {
-			require.True(t, ok, "cache of %v synced", gvr)
-		}
-		s.expect(t, "add a")
-		exercise(t, cs, ns, s)
+		startAndExercise(t, cs, ns, f, inf.Informer())
 	})
 }
 
@@ -175,25 +178,12 @@ func TestDynamicInformer(t *testing.T) {
 // (PartialObjectMetadata through the Accept header).
 func TestMetadataInformer(t *testing.T) {
 	withWatchList(t, func(t *testing.T) {
-		tgt := target.Get(t)
-		ns := tgt.Namespace(t)
-		cs := typedClient(t)
-		seed(t, cs, ns)
+		tgt, ns, cs := seeded(t)
 		mc, err := metadata.NewForConfig(tgt.RESTConfig(t))
 		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(t.Context())
 		f := metadatainformer.NewFilteredSharedInformerFactory(mc, 0, ns, nil)
-		t.Cleanup(func() { cancel(); f.Shutdown() })
 		inf := f.ForResource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"})
-		s := newSeen()
-		_, err = inf.Informer().AddEventHandler(s.handler(objName))
-		require.NoError(t, err)
-		f.Start(ctx.Done())
-		for gvr, ok := range f.WaitForCacheSync(ctx.Done()) {
-			require.True(t, ok, "cache of %v synced", gvr)
-		}
-		s.expect(t, "add a")
-		exercise(t, cs, ns, s)
+		startAndExercise(t, cs, ns, f, inf.Informer())
 		objs := inf.Informer().GetStore().List()
 		require.Len(t, objs, 1)
 		m, ok := objs[0].(*metav1.PartialObjectMetadata)
