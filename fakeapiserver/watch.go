@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/metrics"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -196,6 +198,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	reg.Watcher.SetAbort(sink.abort)
 
 	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.Watcher, lastRV: reg.SnapshotRV, minRV: reg.SnapshotRV, apiVer: request.GV(wr.res.Group, wr.version)}
+	defer st.reportEvents()
 	deadline, stopDeadline := s.clock.NewTimer(wr.timeout)
 	defer stopDeadline()
 	var bookmarkC, lastBookmarkC <-chan time.Time
@@ -320,6 +323,8 @@ type watchStream struct {
 	// tableColumnsSent: with a Table watch, the first event (the only
 	// one with columnDefinitions) went out.
 	tableColumnsSent bool
+	// sent counts the events written since the metrics were last told.
+	sent metrics.WatchSizes
 }
 
 // tableEvent renders obj as a watch event's one-row Table.
@@ -355,10 +360,32 @@ func (st *watchStream) write(typ watch.EventType, data []byte) error {
 		// encoded once per encoding (storage.Change.Encoded).
 		data = request.ProtobufOrJSON(data)
 	}
+	st.sent.Add(eventSize(typ, data, st.wr.protobuf))
 	return st.sink.frame(typ, data)
 }
 
+// eventSize is the size of a watch event as the real server's
+// apiserver_watch_events_sizes measures it: the encoded event, without
+// the length prefix of a protobuf frame.
+func eventSize(typ watch.EventType, object []byte, protobuf bool) int {
+	if protobuf {
+		var buf [32]byte
+		h := kubeproto.AppendWatchFrameHeader(buf[:0], string(typ), len(object))
+		return int(binary.BigEndian.Uint32(h))
+	}
+	return len(`{"type":"","object":}`+"\n") + len(typ) + len(object)
+}
+
+// reportEvents adds the events written since the last report to the
+// server's metrics.
+func (st *watchStream) reportEvents() {
+	if st.sent.Count() > 0 {
+		st.s.metrics.WatchEvents(st.wr.res.Group, st.wr.version, st.wr.res.Name, &st.sent)
+	}
+}
+
 func (st *watchStream) flush() error {
+	st.reportEvents()
 	if !st.pending {
 		return nil
 	}

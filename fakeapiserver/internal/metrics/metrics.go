@@ -52,7 +52,7 @@ type Registry struct {
 	durations   map[requestKey]*histogram
 	inflight    map[string]int64
 	longRunning map[longKey]int64
-	watchEvents map[resourceKey]uint64
+	watchEvents map[resourceKey]*histogram
 }
 
 // New returns an empty registry.
@@ -62,7 +62,7 @@ func New() *Registry {
 		durations:   map[requestKey]*histogram{},
 		inflight:    map[string]int64{"mutating": 0, "readOnly": 0},
 		longRunning: map[longKey]int64{},
-		watchEvents: map[resourceKey]uint64{},
+		watchEvents: map[resourceKey]*histogram{},
 	}
 }
 
@@ -117,11 +117,51 @@ func (m *Registry) LongRunning(r Request, delta int64) {
 	m.mu.Unlock()
 }
 
-// WatchEvent counts n events sent to watchers of a resource.
-func (m *Registry) WatchEvent(group, version, resource string, n int) {
+// sizeBuckets are the real server's upper bounds of
+// apiserver_watch_events_sizes, in bytes: 1 KiB to 128 KiB.
+var sizeBuckets = []float64{1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072}
+
+// WatchSizes gathers the sizes of the events one watch sent, so that a
+// watch tells the registry once a batch rather than once an event. The
+// zero value is empty; it is not safe for concurrent use.
+type WatchSizes struct {
+	buckets [9]uint64 // per sizeBuckets, then above the last
+	sum     uint64
+	count   uint64
+}
+
+// Add counts one event of size bytes.
+func (b *WatchSizes) Add(size int) {
+	i := 0
+	for i < len(sizeBuckets) && float64(size) > sizeBuckets[i] {
+		i++
+	}
+	b.buckets[i]++
+	b.sum += uint64(size)
+	b.count++
+}
+
+// Count is the number of events added since the last report.
+func (b *WatchSizes) Count() uint64 { return b.count }
+
+// WatchEvents adds the events in b, sent to a watcher of a resource at a
+// version, to apiserver_watch_events_total and
+// apiserver_watch_events_sizes, and empties b.
+func (m *Registry) WatchEvents(group, version, resource string, b *WatchSizes) {
+	k := resourceKey{group, version, resource}
 	m.mu.Lock()
-	m.watchEvents[resourceKey{group, version, resource}] += uint64(n)
+	h := m.watchEvents[k]
+	if h == nil {
+		h = &histogram{buckets: make([]uint64, len(b.buckets))}
+		m.watchEvents[k] = h
+	}
+	for i, n := range b.buckets {
+		h.buckets[i] += n
+	}
+	h.sum += float64(b.sum)
+	h.count += b.count
 	m.mu.Unlock()
+	*b = WatchSizes{}
 }
 
 // formatFloat renders a value as the Prometheus client does.

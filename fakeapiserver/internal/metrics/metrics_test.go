@@ -17,7 +17,14 @@ func TestWriteUsesTheRealNamesAndLabels(t *testing.T) {
 	m.Observe(Request{Verb: "POST", Version: "v1", Resource: "pods", Scope: "resource", Component: "apiserver", Code: 201, Duration: 30 * time.Millisecond})
 	m.Observe(Request{Verb: "POST", DryRun: "All", Version: "v1", Resource: "pods", Scope: "resource", Component: "apiserver", Code: 422})
 	m.Observe(Request{Verb: "GET", Subresource: "/healthz", Code: 200})
-	m.WatchEvent("apps", "v1", "deployments", 3)
+	var sent WatchSizes
+	for _, size := range []int{100, 1024, 1025, 200000} {
+		sent.Add(size)
+	}
+	m.WatchEvents("apps", "v1", "deployments", &sent)
+	assert.Zero(t, sent.Count(), "reported sizes are emptied")
+	sent.Add(10)
+	m.WatchEvents("apps", "v1", "deployments", &sent)
 	m.Inflight("mutating", 1)
 	var buf bytes.Buffer
 	require.NoError(t, m.Write(&buf, []ObjectCount{{Resource: "pods", Count: 2}}))
@@ -31,7 +38,14 @@ func TestWriteUsesTheRealNamesAndLabels(t *testing.T) {
 		`apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1",le="0.05"} 2`,
 		`apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1",le="+Inf"} 2`,
 		`apiserver_request_duration_seconds_count{component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1"} 2`,
-		`apiserver_watch_events_total{group="apps",resource="deployments",version="v1"} 3`,
+		`apiserver_watch_events_total{group="apps",resource="deployments",version="v1"} 5`,
+		"# TYPE apiserver_watch_events_sizes histogram",
+		`apiserver_watch_events_sizes_bucket{group="apps",resource="deployments",version="v1",le="1024"} 3`,
+		`apiserver_watch_events_sizes_bucket{group="apps",resource="deployments",version="v1",le="2048"} 4`,
+		`apiserver_watch_events_sizes_bucket{group="apps",resource="deployments",version="v1",le="131072"} 4`,
+		`apiserver_watch_events_sizes_bucket{group="apps",resource="deployments",version="v1",le="+Inf"} 5`,
+		`apiserver_watch_events_sizes_sum{group="apps",resource="deployments",version="v1"} 202159`,
+		`apiserver_watch_events_sizes_count{group="apps",resource="deployments",version="v1"} 5`,
 		`apiserver_current_inflight_requests{request_kind="mutating"} 1`,
 		`apiserver_resource_objects{group="",resource="pods"} 2`,
 	} {

@@ -29,9 +29,11 @@ func (m *Registry) Write(w io.Writer, objects []ObjectCount) error {
 	m.writeLongRunningLocked(bw)
 	m.writeDurationsLocked(bw)
 	m.writeTotalLocked(bw)
-	m.writeWatchEventsLocked(bw)
 	m.mu.Unlock()
 	writeObjects(bw, objects)
+	m.mu.Lock()
+	m.writeWatchEventsLocked(bw)
+	m.mu.Unlock()
 	return bw.Flush()
 }
 
@@ -125,13 +127,28 @@ func (m *Registry) writeTotalLocked(w *bufio.Writer) {
 	}
 }
 
+// writeWatchEventsLocked writes apiserver_watch_events_sizes and
+// apiserver_watch_events_total, series by group, resource and version.
 func (m *Registry) writeWatchEventsLocked(w *bufio.Writer) {
-	header(w, "apiserver_watch_events_total", "counter", "[BETA] Number of events sent in watch clients")
 	keys := slices.SortedFunc(maps.Keys(m.watchEvents), func(a, b resourceKey) int {
 		return cmp.Compare(a.group+"\x00"+a.resource+"\x00"+a.version, b.group+"\x00"+b.resource+"\x00"+b.version)
 	})
+	header(w, "apiserver_watch_events_sizes", "histogram", "[BETA] Watch event size distribution in bytes")
 	for _, k := range keys {
-		w.WriteString("apiserver_watch_events_total" + labels("group", k.group, "resource", k.resource, "version", k.version) + " " + strconv.FormatUint(m.watchEvents[k], 10) + "\n")
+		h := m.watchEvents[k]
+		base := []string{"group", k.group, "resource", k.resource, "version", k.version}
+		var cum uint64
+		for i, le := range sizeBuckets {
+			cum += h.buckets[i]
+			w.WriteString("apiserver_watch_events_sizes_bucket" + labels(append(base, "le", formatFloat(le))...) + " " + strconv.FormatUint(cum, 10) + "\n")
+		}
+		w.WriteString("apiserver_watch_events_sizes_bucket" + labels(append(base, "le", "+Inf")...) + " " + strconv.FormatUint(h.count, 10) + "\n")
+		w.WriteString("apiserver_watch_events_sizes_sum" + labels(base...) + " " + formatFloat(h.sum) + "\n")
+		w.WriteString("apiserver_watch_events_sizes_count" + labels(base...) + " " + strconv.FormatUint(h.count, 10) + "\n")
+	}
+	header(w, "apiserver_watch_events_total", "counter", "[BETA] Number of events sent in watch clients")
+	for _, k := range keys {
+		w.WriteString("apiserver_watch_events_total" + labels("group", k.group, "resource", k.resource, "version", k.version) + " " + strconv.FormatUint(m.watchEvents[k].count, 10) + "\n")
 	}
 }
 
