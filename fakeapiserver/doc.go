@@ -93,6 +93,8 @@
 //   - builtin.go: built-in kinds between decoding and storing (defaulting,
 //     admission changes, validation, Service addresses; internal/builtin).
 //     list_protobuf.go: a list page as protobuf, streamed.
+//   - shard.go: sharded list and watch (Options.ShardedListAndWatch, the
+//     shardSelector parameter; internal/request/shard.go parses it).
 //   - connect.go: the kubelet subresources (pods/log, exec, attach,
 //     portforward, nodes/proxy). token.go: TokenRequest and service
 //     account tokens (internal/satoken). metrics.go: request metrics with

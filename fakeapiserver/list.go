@@ -76,6 +76,8 @@ type listResult struct {
 	rv        int64
 	cont      string
 	remaining *int64
+	// shard is the shardSelector the page was filtered by, if any.
+	shard *request.Shard
 }
 
 // handleList serves GET on a collection.
@@ -90,6 +92,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info request
 		return
 	}
 	opts, err := request.ParseListOptions(r, res, "", false, !s.opts.DisableWatchList)
+	if err == nil {
+		err = s.shardOption(r, &opts)
+	}
 	if err != nil {
 		request.WriteError(w, r, err)
 		return
@@ -126,7 +131,7 @@ func listMetaJSON(page listResult) []byte {
 			buf = strconv.AppendInt(buf, *page.remaining, 10)
 		}
 	}
-	return append(buf, '}')
+	return append(appendShardInfo(buf, page), '}')
 }
 
 // list reads one page.
@@ -252,7 +257,7 @@ func (s *Server) page(snap pmap.Map[*storage.Object], readRV int64, namespace, s
 	if start != "" && start > from {
 		from = start
 	}
-	out := listResult{rv: readRV}
+	out := listResult{rv: readRV, shard: o.Shard}
 	var last string
 	more := false
 	snap.Ascend(from, func(key string, obj *storage.Object) bool {
@@ -368,6 +373,7 @@ func (s *Server) encodeListTo(out listOut, res *registry.Resource, version strin
 	case res.Custom && format != request.FormatPartial:
 		buf = append(buf, `,"continue":""`...)
 	}
+	buf = appendShardInfo(buf, page)
 	buf = append(buf, `},"items":[`...)
 	_, _ = out.Write(buf)
 	for i, obj := range page.items {

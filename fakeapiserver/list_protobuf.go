@@ -28,7 +28,7 @@ func (s *Server) writeProtobufList(w http.ResponseWriter, n request.Negotiation,
 	}
 	// The list's metadata: the JSON list with no items, in protobuf.
 	var head bytes.Buffer
-	s.encodeListTo(&head, res, version, n.Format, listResult{rv: page.rv, cont: page.cont, remaining: page.remaining})
+	s.encodeListTo(&head, res, version, n.Format, listResult{rv: page.rv, cont: page.cont, remaining: page.remaining, shard: page.shard})
 	meta, err := kubeproto.EncodeMessage(listAPIVersion, listKind, head.Bytes())
 	if err != nil {
 		return false

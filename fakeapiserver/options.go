@@ -143,6 +143,14 @@ type Options struct {
 	// server's max-in-flight filter does. 0 means unlimited.
 	MaxWatchersPerUser int
 
+	// ShardedListAndWatch turns on the shardSelector parameter of lists
+	// and watches, as the real server's ShardedListAndWatch feature gate
+	// (alpha in 1.36, off by default) does: only objects whose uid or
+	// namespace hashes into the selector's ranges are listed and watched,
+	// and a list carries metadata.shardInfo. Off, the parameter is
+	// ignored.
+	ShardedListAndWatch bool
+
 	// Deviations from the real server, for testing clients against
 	// servers that behave differently.
 

@@ -127,6 +127,9 @@ func (s *Server) parseWatch(r *http.Request, info request.Info, res *registry.Re
 		tr = s.newTableRenderer(res, info.Version, n)
 	}
 	opts, err := request.ParseListOptions(r, res, info.Name, true, !s.opts.DisableWatchList)
+	if err == nil {
+		err = s.shardOption(r, &opts)
+	}
 	if err != nil {
 		return watchRequest{}, err
 	}

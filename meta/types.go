@@ -62,4 +62,13 @@ type ListMeta struct {
 	ResourceVersion    string `json:"resourceVersion,omitempty"`
 	Continue           string `json:"continue,omitempty"`
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+	// ShardInfo is set when the list holds one shard of the collection
+	// (a list with a shardSelector, on a server that serves them).
+	ShardInfo *ShardInfo `json:"shardInfo,omitempty"`
+}
+
+// ShardInfo says which shard a list holds: the shardSelector it was read
+// with, as the server spells it.
+type ShardInfo struct {
+	Selector string `json:"selector"`
 }

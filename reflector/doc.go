@@ -118,5 +118,7 @@
 //	error_policy_client.go  what the policy reads from rest's errors (Status, Retry-After, bounds)
 //	backoff.go              exponential backoff with jitter
 //	resource_version.go     comparing resourceVersions
+//	shard.go                Shard, ShardOf: one shard of a resource (shardSelector), and
+//	                        ErrShardNotServed for a server that ignores it
 //	trace.go                TraceEvent and its types
 package reflector

@@ -24,7 +24,8 @@ import (
 //	             event), 504 ResourceVersionTooLarge       unset resourceVersion (a consistent read)
 //	NeedsHuman   401, 403, 404, 400, 405, 406, 415, 422,   report; retry every Backoff.Max (a 404 during
 //	             other 4xx; an object that does not fit T; a watch relists: the resource may be gone)
-//	             a request the client cannot build
+//	             a request the client cannot build; a
+//	             server that ignores shardSelector
 //	Protocol     the server broke a promise: a list older  per case, below
 //	             than the last synced resourceVersion, a
 //	             watch closed at once, a streaming list
@@ -169,7 +170,7 @@ func Classify(err error) ErrorClass {
 		errors.Is(err, ErrContinueLoop),
 		errors.Is(err, ErrInvalidResourceVersion):
 		return ClassProtocol
-	case errors.Is(err, ErrListTooLarge), isResponseTooLarge(err):
+	case errors.Is(err, ErrListTooLarge), isResponseTooLarge(err), errors.Is(err, ErrShardNotServed):
 		// Only a human can tell a hostile server from a bound set too
 		// low; retry every Backoff.Max.
 		return ClassNeedsHuman

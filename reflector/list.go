@@ -75,6 +75,9 @@ func (b *buffer[T]) add(obj T) error {
 		return fmt.Errorf("%w: more than %d objects (Options.MaxListItems)", ErrListTooLarge, b.r.opts.MaxListItems)
 	}
 	m := obj.GetObjectMeta()
+	if err := b.r.checkShard(m); err != nil {
+		return err
+	}
 	if m.Name == "" {
 		b.r.report(&Error{Op: "store", Resource: b.r.opts.Name, Class: ClassNeedsHuman,
 			Err: fmt.Errorf("item %d (namespace %q, rv=%s) has no name; left out", b.n, m.Namespace, m.ResourceVersion)})

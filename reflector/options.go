@@ -51,6 +51,9 @@ type ListOptions struct {
 	// SendInitialEvents turns a watch into a streaming list: an ADDED event
 	// for every object, then a bookmark annotated k8s.io/initial-events-end.
 	SendInitialEvents bool
+	// ShardSelector restricts a list or watch to one shard (see Shard);
+	// empty is the whole resource.
+	ShardSelector string
 }
 
 // Values returns the options as URL query parameters, leaving out the ones
@@ -79,6 +82,7 @@ func (o ListOptions) Values() url.Values {
 	if o.SendInitialEvents {
 		v.Set("sendInitialEvents", "true")
 	}
+	set("shardSelector", o.ShardSelector)
 	return v
 }
 
@@ -130,6 +134,14 @@ type Options struct {
 
 	// Backoff shapes the waits between retries.
 	Backoff Backoff
+
+	// Shard, if set, restricts every list and watch to one shard of the
+	// resource (shard.go): processes with shards that tile the hash
+	// space, ShardOf(i, n) for i in [0, n), cache every object exactly
+	// once. The server must serve shardSelector; one that does not is
+	// reported as ErrShardNotServed and nothing is synced. A sharded
+	// reflector lists with LIST, never streaming lists.
+	Shard *Shard
 
 	// Clock is the source of time; nil means clock.Real.
 	Clock clock.Clock
@@ -220,6 +232,11 @@ func (o Options) withDefaults() (Options, error) {
 	} {
 		if d.v < 0 {
 			return bad("%s is negative (%v)", d.name, d.v)
+		}
+	}
+	if o.Shard != nil {
+		if err := o.Shard.check(); err != nil {
+			return bad("%v", err)
 		}
 	}
 	if o.PageSize == 0 {

@@ -88,6 +88,9 @@ func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Optio
 	if opts.Name == "" {
 		opts.Name = reflect.TypeFor[T]().Elem().Name()
 	}
+	if opts.Shard != nil {
+		lw = &shardedLW[T]{lw: lw, shard: *opts.Shard, selector: opts.Shard.Selector()}
+	}
 	r := &Reflector[T]{
 		lw:    lw,
 		store: store,
@@ -108,7 +111,7 @@ func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Optio
 	r.m = machine{
 		backoff:   backoff{cfg: opts.Backoff, rand: rand.Float64},
 		now:       r.clock.Now,
-		streaming: !opts.DisableStreamingList,
+		streaming: !opts.DisableStreamingList && opts.Shard == nil,
 	}
 	return r, nil
 }

@@ -151,6 +151,9 @@ func (r *Reflector[T]) apply(current State, ev watch.Event[T]) error {
 		return fmt.Errorf("%s event without an object", ev.Type)
 	}
 	m := obj.GetObjectMeta()
+	if err := r.checkShard(m); err != nil {
+		return err
+	}
 	key := objectKey(m.Namespace, m.Name)
 	if stored, ok := r.stored(key); ok {
 		if srv := stored.GetObjectMeta().ResourceVersion; olderRV(m.ResourceVersion, srv) {

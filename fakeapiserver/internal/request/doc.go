@@ -12,6 +12,9 @@
 //   - listoptions.go: ListOptions, a list's or watch's parameters parsed
 //     and validated with the real server's rules; Matches applies the
 //     selectors to an object.
+//   - shard.go: Shard and ParseShard, a shardSelector (shardRange calls
+//     joined by ||) parsed with the real server's rules and messages, and
+//     matched on the FNV-1a hash of an object's uid or namespace.
 //   - negotiate.go: Negotiation, the content type, pretty printing,
 //     metadata-only and Table answers a request accepts (406 otherwise).
 //   - output.go: WriteBody, WriteStatus and WriteError (every Status goes

@@ -25,6 +25,9 @@ type ListOptions struct {
 	AllowBookmarks bool
 	// SendInitialEvents is nil when the parameter is absent.
 	SendInitialEvents *bool
+	// Shard, when set, keeps only the objects of a shardSelector; the
+	// server sets it when its ShardedListAndWatch option is on.
+	Shard *Shard
 }
 
 // The resourceVersionMatch values.
@@ -178,11 +181,14 @@ func (o ListOptions) Matches(obj *storage.Object, namespace string) bool {
 	if !o.labels.Empty() && !o.labels.Matches(obj.Meta.Labels) {
 		return false
 	}
+	if o.Shard != nil && !o.Shard.Matches(obj.Meta) {
+		return false
+	}
 	return o.fields.Empty() || o.fields.Matches(obj.Field)
 }
 
 // Filtered reports whether selectors are in use (remainingItemCount is then
 // left out).
 func (o ListOptions) Filtered() bool {
-	return !o.labels.Empty() || !o.fields.Empty()
+	return !o.labels.Empty() || !o.fields.Empty() || o.Shard != nil
 }
