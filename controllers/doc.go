@@ -5,7 +5,7 @@
 //
 // Each controller lives in its own package and reads like the real one
 // it models: deployment, endpointslice, job, nodelifecycle, replicaset,
-// scheduler, serviceaccount, and the
+// scheduler, serviceaccount, statefulset, and the
 // simulated nodes in kubelet. kit holds what they share (the reconcile
 // loop, expectations, the event recorder), api the parts of the
 // built-in kinds they read and write. This package composes them: New

@@ -17,6 +17,7 @@ import (
 	"github.com/kubecache/kubecache/controllers/replicaset"
 	"github.com/kubecache/kubecache/controllers/scheduler"
 	"github.com/kubecache/kubecache/controllers/serviceaccount"
+	"github.com/kubecache/kubecache/controllers/statefulset"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/rest"
 )
@@ -103,6 +104,8 @@ func build(env kit.Env, name string, opts Options) (runner, error) {
 		return scheduler.New(env, scheduler.Options{})
 	case ServiceAccount:
 		return serviceaccount.New(env, serviceaccount.Options{RootCA: opts.RootCA})
+	case StatefulSet:
+		return statefulset.New(env)
 	}
 	return nil, fmt.Errorf("not available")
 }

@@ -15,10 +15,11 @@ const (
 	ReplicaSet     = "replicaset"
 	Scheduler      = "scheduler"
 	ServiceAccount = "serviceaccount"
+	StatefulSet    = "statefulset"
 )
 
 // All lists every controller, in the order a Manager starts them.
-var All = []string{Deployment, EndpointSlice, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount}
+var All = []string{Deployment, EndpointSlice, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount, StatefulSet}
 
 // ParseNames reads a --controllers value: "all", "" (none), or a comma
 // separated list of names, where "-name" removes one from what comes

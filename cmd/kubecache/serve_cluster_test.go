@@ -17,7 +17,8 @@ import (
 // TestServeClusterWithKubectl runs "kubecache serve --controllers=all
 // --nodes=3" and drives it with kubectl as a user would: a Deployment
 // rolls out, scales, rolls to a new image and back, a crashing image
-// shows CrashLoopBackOff, a Job completes, and a new namespace gets its
+// shows CrashLoopBackOff, a Job completes, a StatefulSet rolls out in order, to a new image
+// and back, and a new namespace gets its
 // default ServiceAccount.
 func TestServeClusterWithKubectl(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
@@ -104,6 +105,25 @@ spec:
 `))
 	assert.Contains(t, run("wait", "--for=condition=Complete", "job/pi", "--timeout=60s"), "condition met")
 	assert.Equal(t, "2", run("get", "job", "pi", "-o", "jsonpath={.status.succeeded}"))
+
+	run("apply", "-f", manifest("db", `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: nginx}]}
+`))
+	assert.Contains(t, run("rollout", "status", "statefulset/db", "--timeout=60s"), "partitioned roll out complete: 3 new pods have been updated")
+	assert.Equal(t, "db-0 db-1 db-2", run("get", "pods", "-l", "app=db", "-o", "jsonpath={.items[*].metadata.name}"))
+	run("set", "image", "statefulset/db", "db=nginx:1.27")
+	assert.Contains(t, run("rollout", "status", "statefulset/db", "--timeout=60s"), "partitioned roll out complete: 3 new pods have been updated")
+	run("rollout", "undo", "statefulset/db")
+	assert.Contains(t, run("rollout", "status", "statefulset/db", "--timeout=60s"), "partitioned roll out complete: 3 new pods have been updated")
+	assert.Equal(t, "nginx nginx nginx", run("get", "pods", "-l", "app=db", "-o", "jsonpath={.items[*].spec.containers[0].image}"))
 
 	run("apply", "-f", manifest("shop", "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"))
 	awaitOutput("the default ServiceAccount", func(s string) bool { return strings.Contains(s, "serviceaccount/default") }, "get", "serviceaccounts", "-n", "shop", "-o", "name")

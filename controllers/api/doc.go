@@ -1,6 +1,6 @@
 // Package api holds the parts of the built-in Kubernetes kinds that the
 // controllers and the simulated nodes read and write: Pods, Nodes,
-// ReplicaSets, Deployments, ServiceAccounts and Events, with the helpers
+// ReplicaSets, Deployments, StatefulSets, ServiceAccounts and Events, with the helpers
 // the real controllers share (is a pod ready? does a selector match? what
 // is a template's pod-template-hash?).
 //
@@ -24,6 +24,9 @@
 //	owner.go          controller references: who owns an object
 //	replicaset.go     ReplicaSet
 //	deployment.go     Deployment, its strategy and its conditions
+//	statefulset.go    StatefulSet, its update strategy and the labels it puts on pods
+//	revision.go       ControllerRevision and the pod template it holds
+//	claim.go          PersistentVolumeClaim
 //	job.go            Job and its conditions
 //	service.go        Service and EndpointSlice
 //	serviceaccount.go ServiceAccount and the kube-root-ca.crt ConfigMap

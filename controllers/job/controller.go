@@ -6,7 +6,6 @@ import (
 	"github.com/kubecache/kubecache/controllers/api"
 	"github.com/kubecache/kubecache/controllers/kit"
 	"github.com/kubecache/kubecache/informer"
-	"github.com/kubecache/kubecache/meta"
 )
 
 // Name is the controller's name, the source of its events.
@@ -39,29 +38,7 @@ func New(env kit.Env) (*Controller, error) {
 	if err := kit.Watch(c.loop, c.jobs, kit.SelfKey[*api.Job]); err != nil {
 		return nil, err
 	}
-	err = kit.WatchWith(c.loop, c.pods, informer.HandlerFuncs[*api.Pod]{
-		AddFunc: func(p *api.Pod, _ bool) {
-			if key, ok := ownerKey(p); ok {
-				c.expect.Created(key)
-				c.loop.Add(key)
-			}
-		},
-		UpdateFunc: func(old, p *api.Pod) {
-			if key, ok := ownerKey(p); ok {
-				if p.DeletionTimestamp != nil && old.DeletionTimestamp == nil {
-					c.expect.Deleted(key, meta.Key(p))
-				}
-				c.loop.Add(key)
-			}
-		},
-		DeleteFunc: func(p *api.Pod, _ bool) {
-			if key, ok := ownerKey(p); ok {
-				c.expect.Deleted(key, meta.Key(p))
-				c.loop.Add(key)
-			}
-		},
-	})
-	if err != nil {
+	if err := kit.WatchOwnedPods(c.loop, c.pods, c.expect, ownerKey, nil); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -70,14 +47,8 @@ func New(env kit.Env) (*Controller, error) {
 // Run reconciles Jobs until ctx is cancelled.
 func (c *Controller) Run(ctx context.Context) error { return c.loop.Run(ctx, 5) }
 
-// ownerKey returns the key of the Job that controls p.
-func ownerKey(p *api.Pod) (string, bool) {
-	ref := api.ControllerOf(&p.ObjectMeta)
-	if ref == nil || ref.Kind != "Job" {
-		return "", false
-	}
-	return p.Namespace + "/" + ref.Name, true
-}
+// ownerKey returns the key of the Job that controls an object.
+var ownerKey = kit.OwnerKeyOf("Job")
 
 // event records an event about j.
 func (c *Controller) event(j *api.Job, typ, reason, format string, args ...any) {

@@ -33,3 +33,8 @@ func ReplicaSets(env Env) (*informer.Informer[*api.ReplicaSet], error) {
 func Deployments(env Env) (*informer.Informer[*api.Deployment], error) {
 	return Shared[*api.Deployment](env, "deployments.v1.apps")
 }
+
+// ControllerRevisions returns the shared ControllerRevision informer.
+func ControllerRevisions(env Env) (*informer.Informer[*api.ControllerRevision], error) {
+	return Shared[*api.ControllerRevision](env, "controllerrevisions.v1.apps")
+}

@@ -1,0 +1,100 @@
+package statefulset
+
+import (
+	"context"
+
+	"github.com/kubecache/kubecache/controllers/api"
+	"github.com/kubecache/kubecache/controllers/kit"
+	"github.com/kubecache/kubecache/informer"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/selector"
+)
+
+// Name is the controller's name, the source of its events.
+const Name = "statefulset-controller"
+
+// kind and apiVersion of the objects this controller owns pods for.
+const (
+	kind       = "StatefulSet"
+	apiVersion = "apps/v1"
+)
+
+// Controller is the StatefulSet controller. Build it with New, run it
+// with Run.
+type Controller struct {
+	env    kit.Env
+	loop   *kit.Loop
+	sets   *informer.Informer[*api.StatefulSet]
+	pods   *informer.Informer[*api.Pod]
+	revs   *informer.Informer[*api.ControllerRevision]
+	claims *informer.Informer[*api.PersistentVolumeClaim]
+	expect *kit.Expectations
+}
+
+// New builds the controller on env's shared informers and registers its
+// handlers. The caller runs env.Factory (and env.Events).
+func New(env kit.Env) (*Controller, error) {
+	env = env.WithDefaults()
+	c := &Controller{env: env, expect: kit.NewExpectations()}
+	c.loop = kit.NewLoop(env, Name, c.sync)
+	var err error
+	if c.sets, err = kit.Shared[*api.StatefulSet](env, "statefulsets.v1.apps"); err != nil {
+		return nil, err
+	}
+	if c.pods, err = kit.Pods(env); err != nil {
+		return nil, err
+	}
+	if c.revs, err = kit.ControllerRevisions(env); err != nil {
+		return nil, err
+	}
+	if c.claims, err = kit.Shared[*api.PersistentVolumeClaim](env, "persistentvolumeclaims"); err != nil {
+		return nil, err
+	}
+	for _, err := range []error{kit.IndexByController(c.pods), kit.IndexByController(c.revs)} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := kit.Watch(c.loop, c.sets, kit.SelfKey[*api.StatefulSet]); err != nil {
+		return nil, err
+	}
+	if err := kit.Watch(c.loop, c.revs, ownedKeys[*api.ControllerRevision]); err != nil {
+		return nil, err
+	}
+	if err := kit.Watch(c.loop, c.claims, func(*api.PersistentVolumeClaim) []string { return nil }); err != nil {
+		return nil, err
+	}
+	if err := kit.WatchOwnedPods(c.loop, c.pods, c.expect, ownerKey, c.enqueueMatching); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run reconciles StatefulSets until ctx is cancelled.
+func (c *Controller) Run(ctx context.Context) error { return c.loop.Run(ctx, 5) }
+
+// ownerKey returns the key of the StatefulSet that controls an object.
+var ownerKey = kit.OwnerKeyOf(kind)
+
+// ownedKeys is the key function of an object a StatefulSet controls.
+func ownedKeys[T meta.Object](obj T) []string {
+	if key, ok := ownerKey(obj.GetObjectMeta()); ok {
+		return []string{key}
+	}
+	return nil
+}
+
+// enqueueMatching queues every StatefulSet of an orphan's namespace that
+// selects it.
+func (c *Controller) enqueueMatching(p *api.Pod) {
+	for _, s := range c.sets.Lister().Namespace(p.Namespace).List(selector.Everything()) {
+		if !s.Spec.Selector.Empty() && s.Spec.Selector.Matches(p.Labels) {
+			c.loop.Add(meta.Key(s))
+		}
+	}
+}
+
+// event records an event about set.
+func (c *Controller) event(set *api.StatefulSet, typ, reason, format string, args ...any) {
+	c.env.Events.Eventf(kit.Source{Component: Name}, api.RefTo(&set.ObjectMeta, apiVersion, kind), typ, reason, format, args...)
+}
