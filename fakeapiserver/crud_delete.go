@@ -50,20 +50,26 @@ func (s *Server) parseDeleteOptions(r *http.Request) (request.DeleteOptions, err
 		o.PropagationPolicy = &v
 	}
 	o.DryRun = append(o.DryRun, q["dryRun"]...)
+	return o, validateDeleteOptions(o)
+}
+
+// validateDeleteOptions refuses DeleteOptions the real server refuses
+// (422 on DeleteOptions).
+func validateDeleteOptions(o request.DeleteOptions) error {
 	if err := checkDryRun(o.DryRun); err != nil {
-		return o, apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{*err})
+		return apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{*err})
 	}
 	if p := o.PropagationPolicy; p != nil {
 		switch *p {
 		case "Background", "Foreground", "Orphan":
 		default:
-			return o, apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{apistatus.FieldNotSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil")})
+			return apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{apistatus.FieldNotSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil")})
 		}
 		if o.OrphanDependents != nil {
-			return o, apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{apistatus.FieldInvalid("propagationPolicy", *p, "orphanDependents and deletionPropagation cannot be both set")})
+			return apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{apistatus.FieldInvalid("propagationPolicy", *p, "orphanDependents and deletionPropagation cannot be both set")})
 		}
 	}
-	return o, nil
+	return nil
 }
 
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
@@ -103,14 +109,8 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 		if cur == nil {
 			return nil, false, apistatus.NotFound(res.GR(), name)
 		}
-		if p := opts.Preconditions; p != nil {
-			kindGR := apistatus.GroupResource{Group: res.Group, Resource: res.Kind}
-			if p.UID != nil && *p.UID != cur.Meta.UID {
-				return nil, false, apistatus.Conflict(kindGR, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, cur.Meta.UID))
-			}
-			if p.ResourceVersion != nil && *p.ResourceVersion != cur.Meta.ResourceVersion {
-				return nil, false, apistatus.Conflict(kindGR, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, cur.Meta.ResourceVersion))
-			}
+		if err := checkPreconditions(apistatus.GroupResource{Group: res.Group, Resource: res.Kind}, cur, name, opts); err != nil {
+			return nil, false, err
 		}
 		if hook := s.ctrl.DeleteHook(res); hook != nil && !dryRun {
 			if handled, obj, err := hook(ctx, res, cur, opts); handled || err != nil {
@@ -157,6 +157,22 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 		return cur, true, nil
 	}
 	return nil, false, apistatus.Conflict(res.GR(), name, apistatus.MsgModified)
+}
+
+// checkPreconditions answers the 409 of a delete whose preconditions cur
+// does not meet; kindGR names the object in the message.
+func checkPreconditions(kindGR apistatus.GroupResource, cur *storage.Object, name string, opts request.DeleteOptions) error {
+	p := opts.Preconditions
+	if p == nil {
+		return nil
+	}
+	if p.UID != nil && *p.UID != cur.Meta.UID {
+		return apistatus.Conflict(kindGR, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, cur.Meta.UID))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != cur.Meta.ResourceVersion {
+		return apistatus.Conflict(kindGR, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, cur.Meta.ResourceVersion))
+	}
+	return nil
 }
 
 // pendingDeletion decides whether a delete is delayed. It returns nil to

@@ -99,6 +99,8 @@
 //     portforward, nodes/proxy). token.go: TokenRequest and service
 //     account tokens (internal/satoken). metrics.go: request metrics with
 //     the real server's names and labels (internal/metrics).
+//   - eviction.go: pods/eviction, PodDisruptionBudgets honoured as the
+//     real server honours them (internal/builtin's eviction rules).
 //
 // Tests drive the server over loopback (or its http.Handler). Load tests
 // (build tag load): load_test.go, load_list_test.go; fanoutload_test.go is

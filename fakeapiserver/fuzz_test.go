@@ -36,6 +36,7 @@ func FuzzHandler(f *testing.F) {
 		{"POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "", "application/json", "", `{"metadata":{"name":"ws.x.io"},"spec":{"group":"x.io","names":{"plural":"ws","kind":"W"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true}]}}`},
 		{"GET", "/apis", "", "", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", ""},
 		{"GET", "/openapi/v3/api/v1", "", "", "", ""},
+		{"POST", "/api/v1/namespaces/default/pods/p/eviction", "dryRun=All", "application/json", "", `{"metadata":{"name":"p"},"deleteOptions":{"preconditions":{"uid":"x"}}}`},
 		{"DELETE", "/api/v1/namespaces/kube-public", "gracePeriodSeconds=-5", "", "", ""},
 		{"GET", "/api/v1/namespaces/default/configmaps", "watch=1&resourceVersion=abc", "", "", ""},
 		// Bodies that exercise the schema walk (internal/validation).

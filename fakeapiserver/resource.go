@@ -36,6 +36,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	if s.serveConnect(w, r, info, res) {
 		return
 	}
+	if info.Subresource == "eviction" && res.StorageKey() == "/pods" && res.Group == "" {
+		s.serveEviction(w, r, info, res)
+		return
+	}
 	if info.Subresource == "binding" && res.StorageKey() == "/pods" && info.Verb == "create" {
 		if b := s.registry.Lookup("", "v1", "bindings"); b != nil {
 			info.Name = ""

@@ -13,6 +13,12 @@ import (
 // (reviews, evictions, token requests, bindings) as JSON: JSON, YAML and
 // protobuf are read as for any write.
 func (s *Server) readVirtualBody(r *http.Request, res *registry.Resource) ([]byte, error) {
+	return s.readBodyJSON(r, res.Kind, res.Custom)
+}
+
+// readBodyJSON reads a request body of kind (a custom resource's when
+// custom) as JSON.
+func (s *Server) readBodyJSON(r *http.Request, kind string, custom bool) ([]byte, error) {
 	mt, err := request.BodyMediaType(r)
 	if err != nil {
 		return nil, err
@@ -21,7 +27,7 @@ func (s *Server) readVirtualBody(r *http.Request, res *registry.Resource) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	return request.ToJSON(data, mt, res.Kind, res.Custom, s.opts.MaxRequestBodyBytes)
+	return request.ToJSON(data, mt, kind, custom, s.opts.MaxRequestBodyBytes)
 }
 
 // rulesReviewStatus is the status of a SelfSubjectRulesReview: everything

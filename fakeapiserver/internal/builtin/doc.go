@@ -38,5 +38,7 @@
 // bootstrap.json (the objects a fresh real server creates for itself), selector.go
 // (label selectors), names.go (name and key formats), cron.go (CronJob
 // schedules), edit.go (helpers that edit a jsonv object in place),
-// warnings.go (the Warning headers the real strategies send).
+// warnings.go (the Warning headers the real strategies send),
+// eviction.go (what pods/eviction checks of a pod and its disruption
+// budgets, and the budget status an eviction writes).
 package builtin

@@ -394,10 +394,7 @@ func unblockOwners(m *meta.ObjectMeta) bool {
 func (s *Controllers) collectorDelete(ctx context.Context, res *registry.Resource, obj *storage.Object, policy string) {
 	opts := request.DeleteOptions{PropagationPolicy: &policy}
 	uid := obj.Meta.UID
-	opts.Preconditions = &struct {
-		UID             *string `json:"uid,omitempty"`
-		ResourceVersion *string `json:"resourceVersion,omitempty"`
-	}{UID: &uid}
+	opts.Preconditions = &request.Preconditions{UID: &uid}
 	if res.StorageKey() == "/pods" && obj.Meta.Namespace != "" && s.namespaceTerminating(obj.Meta.Namespace) {
 		// No kubelet confirms a graceful pod deletion here.
 		zero := int64(0)
