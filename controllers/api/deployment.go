@@ -126,12 +126,7 @@ func (d *Deployment) ProgressDeadline() (int32, bool) {
 
 // Condition returns the status's condition of type t, or nil.
 func (s *DeploymentStatus) Condition(t string) *DeploymentCondition {
-	for i := range s.Conditions {
-		if s.Conditions[i].Type == t {
-			return &s.Conditions[i]
-		}
-	}
-	return nil
+	return findCondition(s.Conditions, func(c *DeploymentCondition) bool { return c.Type == t })
 }
 
 // SetCondition adds c or replaces the condition of its type. As in the

@@ -32,5 +32,5 @@
 //	serviceaccount.go ServiceAccount and the kube-root-ca.crt ConfigMap
 //	event.go          Event (core/v1), as controllers record them
 //	lease.go          the node Lease
-//	condition.go      the condition status values
+//	condition.go      the condition status values and the lookup of a condition
 package api

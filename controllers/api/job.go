@@ -58,10 +58,5 @@ const (
 // Condition returns the Job's condition of type t when it is True, or
 // nil.
 func (s *JobStatus) Condition(t string) *JobCondition {
-	for i := range s.Conditions {
-		if s.Conditions[i].Type == t && s.Conditions[i].Status == ConditionTrue {
-			return &s.Conditions[i]
-		}
-	}
-	return nil
+	return findCondition(s.Conditions, func(c *JobCondition) bool { return c.Type == t && c.Status == ConditionTrue })
 }

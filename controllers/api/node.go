@@ -95,12 +95,7 @@ type NodeSystemInfo struct {
 
 // Condition returns the node's condition of type t, or nil.
 func (s *NodeStatus) Condition(t string) *NodeCondition {
-	for i := range s.Conditions {
-		if s.Conditions[i].Type == t {
-			return &s.Conditions[i]
-		}
-	}
-	return nil
+	return findCondition(s.Conditions, func(c *NodeCondition) bool { return c.Type == t })
 }
 
 // IsNodeReady reports whether the node's Ready condition is True.

@@ -212,12 +212,7 @@ type StateTerminated struct {
 
 // Condition returns the pod's condition of type t, or nil.
 func (s *PodStatus) Condition(t string) *PodCondition {
-	for i := range s.Conditions {
-		if s.Conditions[i].Type == t {
-			return &s.Conditions[i]
-		}
-	}
-	return nil
+	return findCondition(s.Conditions, func(c *PodCondition) bool { return c.Type == t })
 }
 
 // SetCondition adds c or replaces the condition of its type, keeping the
