@@ -190,6 +190,15 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	if err != nil {
 		return nil, nil, err
 	}
+	reqName := m.Name
+	if generated {
+		reqName = ""
+	}
+	if err := s.admitByPolicies(ctx, policyWrite{op: "CREATE", res: res, apiVersion: in.APIVersion, name: reqName, meta: m, rest: rest,
+		options: writeOptionsDoc("CreateOptions", wo), dryRun: wo.dryRun}); err != nil {
+		s.releaseService(res, m)
+		return nil, nil, err
+	}
 	if res.StorageKey() == "/namespaces" {
 		rest = controllers.NamespaceSpecDefault(rest)
 	}

@@ -112,6 +112,10 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 		if err := checkPreconditions(apistatus.GroupResource{Group: res.Group, Resource: res.Kind}, cur, name, opts); err != nil {
 			return nil, false, err
 		}
+		if err := s.admitByPolicies(ctx, policyWrite{op: "DELETE", res: res, apiVersion: cur.APIVersion, name: name, old: cur,
+			options: deleteOptionsDoc(opts), dryRun: dryRun}); err != nil {
+			return nil, false, err
+		}
 		if hook := s.ctrl.DeleteHook(res); hook != nil && !dryRun {
 			if handled, obj, err := hook(ctx, res, cur, opts); handled || err != nil {
 				return obj, false, err

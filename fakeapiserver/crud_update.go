@@ -204,6 +204,10 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 			return nil, err
 		}
 	}
+	if err := s.admitByPolicies(ctx, policyWrite{op: "UPDATE", res: res, apiVersion: apiVersion, subresource: subresource, name: m.Name, meta: m, rest: rest, old: cur,
+		options: writeOptionsDoc("UpdateOptions", writeOptions{manager: manager})}); err != nil {
+		return nil, err
+	}
 	m.ResourceVersion = old.ResourceVersion
 	m.ManagedFields = old.ManagedFields
 	if managed != nil {

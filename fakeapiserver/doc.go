@@ -95,6 +95,8 @@
 //     list_protobuf.go: a list page as protobuf, streamed.
 //   - shard.go: sharded list and watch (Options.ShardedListAndWatch, the
 //     shardSelector parameter; internal/request/shard.go parses it).
+//   - admission_policy.go: the stored ValidatingAdmissionPolicies run on
+//     every write, their warnings and refusals (internal/admission).
 //   - connect.go: the kubelet subresources (pods/log, exec, attach,
 //     portforward, nodes/proxy). token.go: TokenRequest and service
 //     account tokens (internal/satoken). metrics.go: request metrics with

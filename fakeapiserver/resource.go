@@ -12,6 +12,7 @@ import (
 
 // serveResource dispatches a request on a resource URL by verb.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info request.Info) {
+	r = r.WithContext(withWarnings(r.Context(), w.Header()))
 	if !s.registry.HasGroupVersion(info.Group, info.Version) {
 		// The real server has no handler at all there: a plain text 404.
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

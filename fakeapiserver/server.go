@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/admission"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/builtin"
@@ -53,6 +54,9 @@ type Server struct {
 
 	// discovery serves discovery and OpenAPI from the registry.
 	discovery *discovery.Server
+
+	// policies runs the stored admission policies (internal/admission).
+	policies *admission.Dispatcher
 
 	// auth authenticates and authorizes requests (internal/auth).
 	auth *auth.Authenticator
@@ -134,6 +138,7 @@ func New(opts Options) *Server {
 	s.services = services
 	s.saTokens = satoken.NewIssuer(tokenIssuer)
 	s.metrics = metrics.New()
+	s.policies = admission.NewDispatcher(s.store, policyResolver{s})
 	s.auth.SetServiceAccountTokens(s.serviceAccountUser)
 	s.faults = faults.New(s.clock, s.log)
 	s.ctrl = controllers.New(s.store, s.registry, s.clock.Now, s.log, serverWriter{s},

@@ -2,7 +2,9 @@
 // on the real kube-apiserver and on the fake server: a CRD's schema
 // published in /openapi/v3, defaults, the value keywords of structural
 // schemas, ratcheting, CEL rules (passing, failing, transition rules, a
-// rule that does not compile), and two versions with a deprecated one.
+// rule that does not compile), two versions with a deprecated one, and
+// ValidatingAdmissionPolicies (Deny, Warn, params, a policy that does
+// not compile).
 // Causes are compared as sets: the real server orders them as Go map
 // iteration does.
 //
@@ -10,4 +12,5 @@
 //
 //	crd_test.go     the rows
 //	client_test.go  raw requests, the CRDs' set-up and clean-up
+//	policy_test.go  the admission policy rows
 package crd

@@ -9,7 +9,9 @@
 // Where things are:
 //   - types.go: the CEL types a structural schema declares (objects as
 //     struct types whose fields read JSON objects, lists, maps) and the
-//     conversion of JSON values to the values rules see.
+//     conversion of JSON values to the values rules see; Libraries, the
+//     options every Kubernetes CEL environment has, and Native, a JSON
+//     value without a schema (admission policies use both).
 //   - compile.go: Compile, every rule of a schema compiled, and the
 //     errors a CRD write gets for rules that do not compile.
 //   - check.go: Rules.Check, the rules run against an object (and the

@@ -183,10 +183,18 @@ func childOf(s *structural.Schema, key string) *structural.Schema {
 // oldSelf) of the node's type, cel-go's standard extensions the real
 // server enables, and the Kubernetes functions of library.go.
 func envFor(p *provider, t, oldType *types.Type) (*cel.Env, error) {
-	return cel.NewEnv(
+	return cel.NewEnv(append([]cel.EnvOption{
 		cel.CustomTypeProvider(p),
 		cel.Variable("self", t),
 		cel.Variable("oldSelf", oldType),
+	}, Libraries()...)...)
+}
+
+// Libraries are the options of every Kubernetes CEL environment: the
+// cel-go extensions the real server enables and the Kubernetes functions
+// of library.go. Admission policies compile in them too.
+func Libraries() []cel.EnvOption {
+	return []cel.EnvOption{
 		ext.Strings(ext.StringsVersion(2)),
 		ext.Sets(),
 		ext.TwoVarComprehensions(),
@@ -195,5 +203,11 @@ func envFor(p *provider, t, oldType *types.Type) (*cel.Env, error) {
 		cel.DefaultUTCTimeZone(true),
 		cel.CrossTypeNumericComparisons(true),
 		kubernetesLibrary(),
-	)
+	}
 }
+
+// Native converts a JSON value to what an expression sees when no schema
+// types it (an admission policy's object, oldObject and params): objects
+// as maps, arrays as lists, whole numbers as integers, other numbers as
+// doubles.
+func Native(v jsonv.Value) any { return native(v, nil) }
