@@ -88,8 +88,8 @@
 //   - auth.go, resources.go: the public names of auth's and registry's
 //     types (User, ForbidRule, ClientUser, Resource).
 //   - manifests.go: loading YAML/JSON objects. kubeconfig.go: Kubeconfig
-//     and ClientTLSConfig. waiters.go: WaitForWatchers, so tests never
-//     sleep.
+//     and ClientTLSConfig. waiters.go: WaitForWatchers, Watchers and
+//     AwaitWatchers, so tests never sleep.
 //   - builtin.go: built-in kinds between decoding and storing (defaulting,
 //     admission changes, validation, Service addresses; internal/builtin).
 //     list_protobuf.go: a list page as protobuf, streamed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/faults"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 )
@@ -36,4 +37,22 @@ func (s *Server) Watchers(resource string) int {
 		return m.MatchesResource(w.Info.Group, w.Info.Resource)
 	})
 	return n
+}
+
+// AwaitWatchers blocks until the number of open watches m selects (its
+// Resource and Namespace; Verb is ignored) satisfies ok, or ctx ends.
+// Tests use it to see a watch go away ("none left in namespace b") as
+// WaitForWatchers sees watches come.
+func (s *Server) AwaitWatchers(ctx context.Context, m Match, ok func(n int) bool) error {
+	for {
+		have, changed := s.store.CountWatchers(func(w *storage.Watcher) bool { return faults.Selects(m, w) })
+		if ok(have) {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("fakeapiserver: waiting on the watches of %+v (have %d): %w", m, have, ctx.Err())
+		}
+	}
 }

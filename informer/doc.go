@@ -63,6 +63,8 @@
 //	                 AnnotationChanged, ResourceVersionChanged, And, Or, Not
 //	wait.go          WaitForCacheSync, Syncer, NotSyncedError (why a cache has not synced)
 //	factory.go       Factory, For, Spec: informers shared by key
+//	factory_release.go  Release: stop a Factory's informer and forget it, leaving no watch
+//	gone.go          Gone: the resource is not served (a CRD deleted); SyncError reports it
 //	errors.go        finding the server's Status inside an error
 //
 // Time comes from Options.Clock (package clock), so resync rounds and

@@ -75,6 +75,12 @@ type sharedInformer struct {
 	}
 	// typed is the *Informer[T], handed back by For.
 	typed any
+	// The fields below are guarded by the Factory's mu. cancel stops the
+	// informer's Run and done is closed once it has returned; both are nil
+	// until Run starts it. released is set by Release.
+	cancel   context.CancelFunc
+	done     chan struct{}
+	released bool
 }
 
 // NewFactory returns a Factory whose informers list and watch through
@@ -97,13 +103,7 @@ func NewFactory(client rest.Getter, opts FactoryOptions) *Factory {
 // A transform is known by its Name alone (Go cannot compare functions):
 // callers that use one Name must mean one function.
 func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
-	key := factoryKey{
-		typ:           reflect.TypeFor[T](),
-		src:           spec.Source,
-		transform:     spec.Transform.Name,
-		queue:         spec.Queue,
-		skipUnchanged: spec.SkipUnchangedUpdates,
-	}
+	key := keyOf(spec)
 	if spec.Transform.Func != nil && spec.Transform.Name == "" {
 		return nil, fmt.Errorf("informer for %s: %w: a shared transform needs a Name", spec.Resource, ErrInvalidOptions)
 	}
@@ -138,7 +138,24 @@ func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sharedInformer{inf: inf, typed: inf}
+	f.addLocked(key, &sharedInformer{inf: inf, typed: inf})
+	return inf, nil
+}
+
+// keyOf is spec's sharing key.
+func keyOf[T meta.Object](spec Spec[T]) factoryKey {
+	return factoryKey{
+		typ:           reflect.TypeFor[T](),
+		src:           spec.Source,
+		transform:     spec.Transform.Name,
+		queue:         spec.Queue,
+		skipUnchanged: spec.SkipUnchangedUpdates,
+	}
+}
+
+// addLocked records a new informer under key, and has Run start it if it
+// runs. The caller holds mu.
+func (f *Factory) addLocked(key factoryKey, s *sharedInformer) {
 	f.informers[key] = s
 	f.order = append(f.order, s)
 	if f.state == stateRunning {
@@ -148,7 +165,6 @@ func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
 		default:
 		}
 	}
-	return inf, nil
 }
 
 // Run runs every informer of the Factory — those asked for already and
@@ -162,33 +178,40 @@ func (f *Factory) Run(ctx context.Context) error {
 		return ErrAlreadyStarted
 	}
 	f.state = stateRunning
-	start := f.order
-	f.mu.Unlock()
-
 	var wg sync.WaitGroup
-	run := func(s []*sharedInformer) {
+	// startLocked runs each informer under a context of its own, which
+	// Release cancels. The caller holds mu.
+	startLocked := func(s []*sharedInformer) {
 		for _, si := range s {
-			wg.Go(func() { _ = si.inf.Run(ctx) })
+			if si.released || si.done != nil {
+				continue
+			}
+			ictx, cancel := context.WithCancel(ctx)
+			si.cancel, si.done = cancel, make(chan struct{})
+			wg.Go(func() {
+				defer close(si.done)
+				defer cancel()
+				_ = si.inf.Run(ictx)
+			})
 		}
 	}
-	run(start)
+	startLocked(f.order)
+	f.mu.Unlock()
 	for ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
 		case <-f.wake:
 			f.mu.Lock()
-			p := f.pending
+			startLocked(f.pending)
 			f.pending = nil
 			f.mu.Unlock()
-			run(p)
 		}
 	}
 	f.mu.Lock()
 	f.state = stateStopped
-	p := f.pending
+	startLocked(f.pending) // asked for at the last moment: they see ctx done and stop at once
 	f.pending = nil
 	f.mu.Unlock()
-	run(p) // asked for at the last moment: they see ctx done and stop at once
 	wg.Wait()
 	return nil
 }

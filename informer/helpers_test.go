@@ -157,20 +157,25 @@ func (r *recorder) record(ev string) {
 	r.changed = make(chan struct{})
 }
 
-func (r *recorder) OnAdd(obj *ConfigMap, initial bool) {
-	ev := fmt.Sprintf("add %s %s", meta.Key(obj), obj.ResourceVersion)
+func (r *recorder) OnAdd(obj *ConfigMap, initial bool)    { r.added(obj, initial) }
+func (r *recorder) OnUpdate(oldObj, newObj *ConfigMap)    { r.updated(oldObj, newObj) }
+func (r *recorder) OnDelete(obj *ConfigMap, unknown bool) { r.deleted(obj, unknown) }
+
+// added, updated and deleted record a notification about any type.
+func (r *recorder) added(obj meta.Object, initial bool) {
+	ev := fmt.Sprintf("add %s %s", meta.Key(obj), obj.GetObjectMeta().ResourceVersion)
 	if initial {
 		ev += " initial"
 	}
 	r.record(ev)
 }
 
-func (r *recorder) OnUpdate(oldObj, newObj *ConfigMap) {
-	r.record(fmt.Sprintf("update %s %s->%s", meta.Key(newObj), oldObj.ResourceVersion, newObj.ResourceVersion))
+func (r *recorder) updated(oldObj, newObj meta.Object) {
+	r.record(fmt.Sprintf("update %s %s->%s", meta.Key(newObj), oldObj.GetObjectMeta().ResourceVersion, newObj.GetObjectMeta().ResourceVersion))
 }
 
-func (r *recorder) OnDelete(obj *ConfigMap, unknown bool) {
-	ev := fmt.Sprintf("delete %s %s", meta.Key(obj), obj.ResourceVersion)
+func (r *recorder) deleted(obj meta.Object, unknown bool) {
+	ev := fmt.Sprintf("delete %s %s", meta.Key(obj), obj.GetObjectMeta().ResourceVersion)
 	if unknown {
 		ev += " unknown"
 	}

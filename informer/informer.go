@@ -251,8 +251,13 @@ func (inf *Informer[T]) Synced() <-chan struct{} { return inf.syncedCh }
 // SyncError says why the informer has not synced yet: the latest error its
 // reflector met, as "<name>: <step>: <error>" ("configmaps: list: 403
 // Forbidden: …"), wrapping the error (and the server's Status, when there
-// was one). It is nil once synced, and nil while no error has happened.
+// was one). It is nil once synced, and nil while no error has happened —
+// except while the resource is gone (Gone), which it reports, synced or
+// not, as a *reflector.GoneError.
 func (inf *Informer[T]) SyncError() error {
+	if g := inf.Gone(); g != nil {
+		return g
+	}
 	if inf.HasSynced() {
 		return nil
 	}

@@ -61,6 +61,11 @@
 //     failure.
 //   - BackingOff: a wait (exponential with jitter, capped, reset after a
 //     quiet period; Retry-After for a 429) before the state that follows.
+//   - ResourceGone: the server answered a list or watch 404 — the resource
+//     is not served (its CRD deleted, its API group removed). Reported
+//     once; the store kept or emptied (Options.EmptyWhenGone); consistent
+//     lists probe for it after waits growing to Options.ResourceGoneMaxWait,
+//     and the first that succeeds refills the store and watches again.
 //
 // What each error leads to is the error policy, written out in
 // error_policy.go and reported through Options.OnError as an *Error that
@@ -117,6 +122,7 @@
 //	error_policy.go         the error policy: Classify, Error, the protocol errors
 //	error_policy_client.go  what the policy reads from rest's errors (Status, Retry-After, bounds)
 //	backoff.go              exponential backoff with jitter
+//	gone.go                 a resource that goes away: ResourceGone, GoneError, Reflector.Gone
 //	resource_version.go     comparing resourceVersions
 //	shard.go                Shard, ShardOf: one shard of a resource (shardSelector), and
 //	                        ErrShardNotServed for a server that ignores it

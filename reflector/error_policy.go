@@ -22,10 +22,10 @@ import (
 //	Throttled    429 TooManyRequests                       wait Retry-After (backoff if absent), repeat
 //	Expired      410 Expired or Gone (response or ERROR    the resourceVersion is unusable: relist at an
 //	             event), 504 ResourceVersionTooLarge       unset resourceVersion (a consistent read)
-//	NeedsHuman   401, 403, 404, 400, 405, 406, 415, 422,   report; retry every Backoff.Max (a 404 during
-//	             other 4xx; an object that does not fit T; a watch relists: the resource may be gone)
-//	             a request the client cannot build; a
-//	             server that ignores shardSelector
+//	NeedsHuman   401, 403, 404, 400, 405, 406, 415, 422,   report; retry every Backoff.Max; a 404 on a
+//	             other 4xx; an object that does not fit T; list or watch means the resource is gone:
+//	             a request the client cannot build; a      ResourceGone, reported once, probed by
+//	             server that ignores shardSelector         consistent lists after growing waits (gone.go)
 //	Protocol     the server broke a promise: a list older  per case, below
 //	             than the last synced resourceVersion, a
 //	             watch closed at once, a streaming list

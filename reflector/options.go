@@ -143,6 +143,21 @@ type Options struct {
 	// reflector lists with LIST, never streaming lists.
 	Shard *Shard
 
+	// ResourceGoneMaxWait caps the wait between two probes of a resource
+	// the server no longer serves (a 404 on a list or watch: its CRD
+	// deleted, its API group removed; see ResourceGone). The waits start
+	// at Backoff.Initial and double up to it. Zero means
+	// DefaultResourceGoneMaxWait (2 minutes).
+	ResourceGoneMaxWait time.Duration
+
+	// EmptyWhenGone makes the reflector replace its store's contents with
+	// nothing when it finds the resource gone, so that every object is
+	// deleted (an informer's handlers get OnDelete with finalStateUnknown
+	// set). By default the store keeps what it held, as last seen; a CRD
+	// deleted on a real server sends a DELETED event for each of its
+	// objects first, which empties the store either way.
+	EmptyWhenGone bool
+
 	// Clock is the source of time; nil means clock.Real.
 	Clock clock.Clock
 
@@ -225,6 +240,7 @@ func (o Options) withDefaults() (Options, error) {
 		{"MinWatchTimeout", o.MinWatchTimeout},
 		{"MaxWatchTimeout", o.MaxWatchTimeout},
 		{"ResyncPeriod", o.ResyncPeriod},
+		{"ResourceGoneMaxWait", o.ResourceGoneMaxWait},
 
 		{"Backoff.Initial", o.Backoff.Initial},
 		{"Backoff.Max", o.Backoff.Max},
@@ -278,6 +294,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if b.Max < b.Initial {
 		return bad("Backoff.Max %v is less than Backoff.Initial %v", b.Max, b.Initial)
+	}
+	if o.ResourceGoneMaxWait == 0 {
+		o.ResourceGoneMaxWait = max(DefaultResourceGoneMaxWait, b.Initial)
+	}
+	if o.ResourceGoneMaxWait < b.Initial {
+		return bad("ResourceGoneMaxWait %v is less than Backoff.Initial %v", o.ResourceGoneMaxWait, b.Initial)
 	}
 	if b.ResetAfter == 0 {
 		b.ResetAfter = DefaultBackoffResetAfter

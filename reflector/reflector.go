@@ -57,6 +57,8 @@ type Reflector[T meta.Object] struct {
 	// heard is when the server last answered (a list, or any watch
 	// event), in Unix nanoseconds of the clock; zero before that.
 	heard atomic.Int64
+	// gone is what Gone reports: set while the resource is not served.
+	gone atomic.Pointer[GoneError]
 
 	// mu guards lastSync and synced, which any goroutine may read.
 	mu       sync.Mutex
@@ -112,6 +114,7 @@ func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Optio
 		backoff:   backoff{cfg: opts.Backoff, rand: rand.Float64},
 		now:       r.clock.Now,
 		streaming: !opts.DisableStreamingList && opts.Shard == nil,
+		goneMax:   opts.ResourceGoneMaxWait,
 	}
 	return r, nil
 }
@@ -198,8 +201,13 @@ func (r *Reflector[T]) loop(ctx context.Context, once bool) error {
 		var failure *Error
 		if o.err != nil && !o.stopped {
 			failure = &Error{Op: opName(state), Resource: r.opts.Name, Class: Classify(o.err), Err: o.err, Next: next}
-			r.report(failure)
+			if g, ok := next.(ResourceGone); !ok || g.Probes == 0 {
+				// A resource that stays gone is reported once, not
+				// at every probe.
+				r.report(failure)
+			}
 		}
+		r.noteGone(next)
 		r.trace(StateChanged{From: state, To: next})
 		if _, done := next.(Stopped); done {
 			return nil
@@ -222,6 +230,8 @@ func (r *Reflector[T]) step(ctx context.Context, s State) outcome {
 		return r.watch(ctx, s)
 	case BackingOff:
 		return r.backOff(ctx, s)
+	case ResourceGone:
+		return r.waitGone(ctx, s)
 	}
 	return outcome{stopped: true}
 }

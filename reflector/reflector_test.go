@@ -155,12 +155,12 @@ func TestRelistAfterExpiryIsNotOlderThanLastSync(t *testing.T) {
 	// A relist for a reason that leaves the resourceVersion usable (here:
 	// three watches in a row closing at once, which marks it unusable, so
 	// first check the normal relist path through a 404).
-	h := start(t, Options{DisableStreamingList: true, Backoff: Backoff{Max: 30 * time.Second}})
+	h := start(t, Options{DisableStreamingList: true, Backoff: Backoff{Initial: time.Second, Max: 30 * time.Second}})
 	w := syncByList(t, h, "10")
 	w.bookmark("12", false)
 	w.end()
 	h.nextWatch().fail(status(404, meta.ReasonNotFound))
-	h.expectBackoff(30 * time.Second)
+	h.expectBackoff(time.Second)
 	l := h.nextList()
 	assert.Equal(t, ListOptions{Limit: 500}, l.opts, "a 404 during a watch relists consistently")
 	l.answer("20", "")

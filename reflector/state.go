@@ -9,7 +9,8 @@ import (
 // State is one state of a Reflector's loop. Each state carries the data it
 // needs (the resourceVersion to list or watch at, the wait and what follows
 // it), so it can be printed, traced and compared in tests. The states are
-// Listing, StreamingList, Watching, BackingOff and Stopped; the function
+// Listing, StreamingList, Watching, BackingOff, ResourceGone (gone.go) and
+// Stopped; the function
 // that moves between them is machine.next in transitions.go.
 type State interface {
 	fmt.Stringer
@@ -132,6 +133,9 @@ func stripCauses(s State) State {
 	case BackingOff:
 		s.Cause = nil
 		s.Then = stripCauses(s.Then)
+		return s
+	case ResourceGone:
+		s.Cause = nil
 		return s
 	}
 	return s

@@ -155,7 +155,8 @@ func TestResyncPeriodCallsResync(t *testing.T) {
 }
 
 func TestNeedsHumanErrorsAreReportedAndRetriedSlowly(t *testing.T) {
-	for _, st := range []*meta.Status{status(401, meta.ReasonUnauthorized), status(403, meta.ReasonForbidden), status(404, meta.ReasonNotFound)} {
+	// A 404 is the resource gone (gone_test.go).
+	for _, st := range []*meta.Status{status(401, meta.ReasonUnauthorized), status(403, meta.ReasonForbidden)} {
 		t.Run(string(st.Reason), func(t *testing.T) {
 			h := start(t, Options{DisableStreamingList: true, Backoff: Backoff{Max: 20 * time.Second}})
 			for range 3 {

@@ -45,6 +45,12 @@ type machine struct {
 	// shortWatches counts consecutive watches that ended within a second
 	// without an event.
 	shortWatches int
+	// goneSince is when the resource was first found gone (zero while it
+	// is served), goneProbes how many probes have failed since, goneMax
+	// the longest wait between probes (gone.go).
+	goneSince  time.Time
+	goneProbes int
+	goneMax    time.Duration
 }
 
 // Bounds of the protocol cases of the error policy.
@@ -134,6 +140,8 @@ func (m *machine) next(from State, o outcome) State {
 		return m.afterWatch(s, o)
 	case BackingOff:
 		return s.Then
+	case ResourceGone:
+		return m.initial(s.Cause)
 	case Stopped:
 		return s
 	}
@@ -149,6 +157,9 @@ func (m *machine) afterList(s Listing, o outcome) State {
 	var stale *StaleError
 	if errors.As(o.err, &stale) {
 		return m.relist(o.err)
+	}
+	if isNotFound(o.err) {
+		return m.gone(o.err)
 	}
 	retry := s
 	retry.Cause = o.err
@@ -179,6 +190,8 @@ func (m *machine) afterStreamingList(s StreamingList, o outcome) State {
 	switch {
 	case errors.As(o.err, &stale):
 		return m.relist(o.err)
+	case isNotFound(o.err):
+		return m.gone(o.err)
 	case errors.Is(o.err, ErrInitialEventsTimeout), errors.Is(o.err, ErrNotStreaming):
 		return m.fallBack(o.err)
 	case errors.Is(o.err, ErrInitialEventsIncomplete), o.opened && class == ClassTransient:
@@ -239,9 +252,9 @@ func (m *machine) afterWatch(s Watching, o outcome) State {
 		return m.waitAsAsked(again, o.err)
 	case ClassNeedsHuman:
 		if isNotFound(o.err) {
-			// The resource itself may be gone (a deleted CRD): what the
-			// store holds can no longer be trusted.
-			return m.waitSlowly(m.relist(o.err), o.err)
+			// The resource itself is gone (a deleted CRD): probe for it
+			// with consistent lists until it is back.
+			return m.gone(o.err)
 		}
 		return m.waitSlowly(again, o.err)
 	}
@@ -253,4 +266,5 @@ func (m *machine) synced(rv string) {
 	m.lastSync = rv
 	m.unusable = false
 	m.shortWatches = 0
+	m.goneSince, m.goneProbes = time.Time{}, 0
 }

@@ -53,8 +53,12 @@ func TestTransitions(t *testing.T) {
 			BackingOff{Delay: 5 * time.Second, Then: Listing{ResourceVersion: "0"}}, memory{}},
 		{"list 403 retries slowly", memory{}, Listing{ResourceVersion: "0"}, outcome{err: forbidden},
 			BackingOff{Delay: 30 * time.Second, Then: Listing{ResourceVersion: "0"}}, memory{}},
-		{"list 404 retries slowly", memory{}, Listing{ResourceVersion: "0"}, outcome{err: notFound},
-			BackingOff{Delay: 30 * time.Second, Then: Listing{ResourceVersion: "0"}}, memory{}},
+		{"list 404 finds the resource gone", memory{}, Listing{ResourceVersion: "0"}, outcome{err: notFound},
+			ResourceGone{Since: time.Unix(1000, 0), Delay: time.Second}, memory{unusable: true}},
+		{"streaming list 404 finds the resource gone", memory{streaming: true}, StreamingList{Attempt: 1}, outcome{err: notFound},
+			ResourceGone{Since: time.Unix(1000, 0), Delay: time.Second}, memory{streaming: true, unusable: true}},
+		{"a resource gone is probed by a consistent list", memory{unusable: true}, ResourceGone{Delay: time.Second}, outcome{},
+			Listing{}, memory{unusable: true}},
 
 		// Streaming lists.
 		{"streaming list succeeds", memory{streaming: true}, StreamingList{Attempt: 1}, outcome{rv: "10", opened: true},
@@ -107,8 +111,8 @@ func TestTransitions(t *testing.T) {
 			BackingOff{Delay: time.Second, Then: Watching{ResourceVersion: "10"}}, memory{lastSync: "10"}},
 		{"watch 403 rewatches slowly", memory{lastSync: "10"}, Watching{ResourceVersion: "10"}, outcome{err: forbidden},
 			BackingOff{Delay: 30 * time.Second, Then: Watching{ResourceVersion: "10"}}, memory{lastSync: "10"}},
-		{"watch 404 relists slowly", memory{lastSync: "10"}, Watching{ResourceVersion: "10"}, outcome{err: notFound},
-			BackingOff{Delay: 30 * time.Second, Then: Listing{}}, memory{lastSync: "10", unusable: true}},
+		{"watch 404 finds the resource gone", memory{lastSync: "10"}, Watching{ResourceVersion: "10"}, outcome{err: notFound},
+			ResourceGone{Since: time.Unix(1000, 0), Delay: time.Second}, memory{lastSync: "10", unusable: true}},
 
 		// Waiting and stopping.
 		{"a wait leads to what follows it", memory{}, BackingOff{Delay: time.Second, Then: Watching{ResourceVersion: "3"}}, outcome{},
@@ -125,6 +129,7 @@ func TestTransitions(t *testing.T) {
 				lastSync:     tc.before.lastSync,
 				unusable:     tc.before.unusable,
 				shortWatches: tc.before.shortWatches,
+				goneMax:      2 * time.Minute,
 			}
 			got := m.next(tc.from, tc.out)
 			assert.Equal(t, tc.want, stripCauses(got), "next(%v, %+v)", tc.from, tc.out)
@@ -161,6 +166,8 @@ func TestStateStrings(t *testing.T) {
 		{Watching{ResourceVersion: "17"}, "watching rv=17"},
 		{Watching{ResourceVersion: "17", Continued: true}, "watching rv=17 (continuing the streaming list)"},
 		{BackingOff{Delay: 1600 * time.Millisecond, Then: Watching{ResourceVersion: "17"}, Cause: errors.New("503")}, "backing off 1.6s after: 503, then watching rv=17"},
+		{ResourceGone{Delay: 2 * time.Second}, "resource gone, next probe in 2s"},
+		{ResourceGone{Probes: 3, Delay: 8 * time.Second, Cause: errors.New("404")}, "resource gone (3 probes failed), next probe in 8s after: 404"},
 		{Stopped{}, "stopped"},
 	} {
 		assert.Equal(t, tc.want, tc.s.String())

@@ -241,7 +241,7 @@ func crdRow() row {
 		fault:  "the watched resource deleted (CRD removed)",
 		how:    "delete the CustomResourceDefinition, then create it again with new objects",
 		res:    &widgets,
-		expect: "objects deleted, 404 reported as needs-human and retried slowly; new objects listed once it is back",
+		expect: "objects deleted, the 404 reported once as the resource gone and probed with growing waits; new objects listed once it is back",
 		before: func(e *env, _ string) {
 			e.createCRD()
 			e.seed(widgets, "w", 3)
@@ -256,7 +256,14 @@ func crdRow() row {
 			e.seed(widgets, "again", 2)
 		},
 		check: func(t *testing.T, e *env, s *subject) string {
-			assertSlowRetries(t, s)
+			gone := errorsMatching(s, func(err *reflector.Error) bool { return rest.IsNotFound(err) })
+			require.NotEmpty(t, gone)
+			for _, err := range gone {
+				g, ok := err.Next.(reflector.ResourceGone)
+				if assert.True(t, ok, "after %v the client goes to %v, not ResourceGone", err, err.Next) {
+					assert.Zero(t, g.Probes, "only the first 404 is reported")
+				}
+			}
 			return observed(s)
 		},
 	}
