@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/builtin"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/controllers"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
@@ -144,13 +145,22 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 	// registry's and admission's changes (a Service's carried addresses
 	// and node ports): the real server records managedFields from it.
 	var decoded []byte
-	statusOnly := subresource == "status"
+	statusOnly := subresource == "status" || subresource == "approval"
 	if statusOnly {
-		// A status write changes .status only.
+		// A status write changes .status only (an approval write, its
+		// conditions only).
 		managed := m.ManagedFields
 		m = storage.CloneMeta(old)
 		m.ManagedFields = managed
 		rest = storage.ReplaceMember(oldRest, "status", storage.FindMember(newRest, "status"))
+		if subresource == "approval" {
+			newDoc, oldDoc := storage.DocumentOf(newRest), storage.DocumentOf(oldRest)
+			doc, errs := builtin.PrepareApproval(&newDoc, &oldDoc, s.clock.Now())
+			if len(errs) > 0 {
+				return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
+			}
+			rest = doc.Obj
+		}
 	} else {
 		rest = newRest
 		if res.HasStatus() {

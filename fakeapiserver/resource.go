@@ -37,7 +37,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	if s.serveConnect(w, r, info, res) {
 		return
 	}
-	if info.Subresource == "eviction" && res.StorageKey() == "/pods" && res.Group == "" {
+	if info.Subresource == "eviction" && res.StorageKey() == "/pods" {
 		s.serveEviction(w, r, info, res)
 		return
 	}
@@ -50,8 +50,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	}
 	scale := info.Subresource == "scale" && res.HasSubresource("scale")
 	finalize := info.Subresource == "finalize" && res.StorageKey() == "/namespaces" && info.Verb == "update"
+	approval := info.Subresource == "approval" && res.StorageKey() == "certificates.k8s.io/certificatesigningrequests"
 	if info.Subresource != "" {
-		if (info.Subresource != "status" || !res.HasStatus()) && !scale && !finalize {
+		if (info.Subresource != "status" || !res.HasStatus()) && !scale && !finalize && !approval {
 			request.WriteStatus(w, r, apistatus.PathNotFound())
 			return
 		}

@@ -40,5 +40,7 @@
 // schedules), edit.go (helpers that edit a jsonv object in place),
 // warnings.go (the Warning headers the real strategies send),
 // eviction.go (what pods/eviction checks of a pod and its disruption
-// budgets, and the budget status an eviction writes).
+// budgets, and the budget status an eviction writes), csr_approval.go
+// (what an update of a CertificateSigningRequest's approval subresource
+// stores, and its validation).
 package builtin

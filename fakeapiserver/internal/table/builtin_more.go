@@ -13,6 +13,7 @@ func init() {
 		"rbac.authorization.k8s.io/rolebindings":                   roleBindingCells,
 		"rbac.authorization.k8s.io/clusterrolebindings":            roleBindingCells,
 		"apiregistration.k8s.io/apiservices":                       apiServiceCells,
+		"certificates.k8s.io/certificatesigningrequests":           csrCells,
 		"flowcontrol.apiserver.k8s.io/flowschemas":                 flowSchemaCells,
 		"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": priorityLevelCells,
 		"scheduling.k8s.io/priorityclasses": func(o jsonv.Value, now time.Time) []any {
@@ -99,4 +100,39 @@ func priorityLevelCells(o jsonv.Value, now time.Time) []any {
 		}
 	}
 	return []any{name(o), str(o, "spec", "type"), ncs, queues, handSize, queueLength, age(str(o, "metadata", "creationTimestamp"), now)}
+}
+
+// csrCells: NAME, AGE, SIGNERNAME, REQUESTOR, REQUESTEDDURATION and
+// CONDITION (Denied, Approved or Pending, then ",Failed" and ",Issued").
+func csrCells(o jsonv.Value, now time.Time) []any {
+	var approved, denied, failed bool
+	for _, c := range arr(o, "status", "conditions") {
+		switch str(c, "type") {
+		case "Approved":
+			approved = true
+		case "Denied":
+			denied = true
+		case "Failed":
+			failed = true
+		}
+	}
+	cond := "Pending"
+	switch {
+	case denied:
+		cond = "Denied"
+	case approved:
+		cond = "Approved"
+	}
+	if failed {
+		cond += ",Failed"
+	}
+	if str(o, "status", "certificate") != "" {
+		cond += ",Issued"
+	}
+	duration := "<none>"
+	if get(o, "spec", "expirationSeconds") != nil {
+		duration = HumanDuration(time.Duration(num(o, "spec", "expirationSeconds")) * time.Second)
+	}
+	return []any{name(o), age(str(o, "metadata", "creationTimestamp"), now), orNone(str(o, "spec", "signerName")),
+		str(o, "spec", "username"), duration, cond}
 }
