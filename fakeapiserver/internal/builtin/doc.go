@@ -36,7 +36,8 @@
 // answers of pods/log, exec, attach, portforward and nodes/proxy without a
 // kubelet), bootstrap.go and
 // bootstrap.json (the objects a fresh real server creates for itself), selector.go
-// (label selectors), names.go (name and key formats), cron.go (CronJob
+// (label selectors), names.go (key, port, variable and qualified
+// name formats; labels and subdomains are internal/validation's), cron.go (CronJob
 // schedules), edit.go (helpers that edit a jsonv object in place),
 // warnings.go (the Warning headers the real strategies send),
 // eviction.go (what pods/eviction checks of a pod and its disruption

@@ -15,12 +15,12 @@ type validator struct {
 	errs []FieldError
 }
 
-// validation checks one kind's object (its members other than metadata)
-// on create; m is its metadata.
-type validation func(v *validator, m *meta.ObjectMeta, obj *jsonv.Value)
+// kindValidation checks one kind's object (its members other than
+// metadata) on create; m is its metadata.
+type kindValidation func(v *validator, m *meta.ObjectMeta, obj *jsonv.Value)
 
 // validations maps "group/Kind" to the checks of that kind.
-var validations = map[string]validation{
+var validations = map[string]kindValidation{
 	"/Pod": func(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		v.podSpec("spec", sub(obj, "spec"), podOptions{})
 	},

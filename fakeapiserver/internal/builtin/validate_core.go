@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -27,7 +28,7 @@ func validateService(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		if en := str(spec, "externalName"); en == "" {
 			v.required("spec.externalName", "")
 		} else {
-			v.problems("spec.externalName", en, dnsSubdomainProblems(en))
+			v.problems("spec.externalName", en, validation.SubdomainProblems(en))
 		}
 	}
 	names := map[string]bool{}
@@ -38,7 +39,7 @@ func validateService(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		case name == "" && len(ports) > 1:
 			v.required(path+".name", "")
 		case name != "":
-			if probs := dnsLabelProblems(name); len(probs) > 0 {
+			if probs := validation.LabelProblems(name); len(probs) > 0 {
 				v.problems(path+".name", name, probs)
 			} else if names[name] {
 				v.duplicate(path+".name", name)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -53,7 +54,7 @@ func validateRoleBinding(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
 		switch k := str(s, "kind"); k {
 		case "ServiceAccount":
 			if name != "" {
-				v.problems(p+".name", name, dnsSubdomainProblems(name))
+				v.problems(p+".name", name, validation.SubdomainProblems(name))
 			}
 			if g := str(s, "apiGroup"); g != "" {
 				v.notSupported(p+".apiGroup", g, "")
@@ -163,7 +164,7 @@ func validateIngress(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 			if strings.HasPrefix(h, "*.") {
 				check = h[2:]
 			}
-			v.problems(p+".host", h, dnsSubdomainProblems(check))
+			v.problems(p+".host", h, validation.SubdomainProblems(check))
 		}
 		http := present(r, "http")
 		if http == nil {

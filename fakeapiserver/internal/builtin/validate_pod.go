@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 )
 
 // podOptions says where a pod spec sits: in a Pod, or in a template whose
@@ -40,17 +41,17 @@ func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
 	}
 	v.labels(path+".nodeSelector", stringMap(spec, "nodeSelector"))
 	if sa := str(spec, "serviceAccountName"); sa != "" {
-		v.problems(path+".serviceAccountName", sa, dnsSubdomainProblems(sa))
+		v.problems(path+".serviceAccountName", sa, validation.SubdomainProblems(sa))
 	}
 	if n := str(spec, "nodeName"); n != "" {
-		v.problems(path+".nodeName", n, dnsSubdomainProblems(n))
+		v.problems(path+".nodeName", n, validation.SubdomainProblems(n))
 	}
 	if n, ok := integer(spec, "activeDeadlineSeconds"); ok && (n < 1 || n > 2147483647) {
 		v.invalidRaw(path+".activeDeadlineSeconds", strconv.FormatInt(n, 10), "must be between 1 and 2147483647, inclusive")
 	}
 	for _, k := range []string{"hostname", "subdomain"} {
 		if h := str(spec, k); h != "" {
-			v.problems(path+"."+k, h, dnsLabelProblems(h))
+			v.problems(path+"."+k, h, validation.LabelProblems(h))
 		}
 	}
 	for i, t := range items(spec, "tolerations") {
@@ -95,8 +96,8 @@ func (v *validator) volumes(path string, spec *jsonv.Value) map[string]bool {
 		switch {
 		case name == "":
 			v.required(p+".name", "")
-		case len(dnsLabelProblems(name)) > 0:
-			v.problems(p+".name", name, dnsLabelProblems(name))
+		case len(validation.LabelProblems(name)) > 0:
+			v.problems(p+".name", name, validation.LabelProblems(name))
 		case names[name]:
 			v.duplicate(p+".name", name)
 		default:
@@ -153,7 +154,7 @@ func (v *validator) container(p string, c *jsonv.Value, vols map[string]bool) {
 	if name == "" {
 		v.required(p+".name", "")
 	} else {
-		v.problems(p+".name", name, dnsLabelProblems(name))
+		v.problems(p+".name", name, validation.LabelProblems(name))
 	}
 	if str(c, "image") == "" {
 		v.required(p+".image", "")

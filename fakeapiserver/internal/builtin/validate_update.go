@@ -111,14 +111,20 @@ func serviceUpdate(v *validator, obj, old *jsonv.Value) {
 
 // selectorUpdate forbids changing a workload's selector.
 func selectorUpdate(v *validator, obj, old *jsonv.Value) {
-	spec, oldSpec := sub(obj, "spec"), sub(old, "spec")
-	if !same(spec, oldSpec, "selector") {
-		shown := "null"
-		if s := spec.Get("selector"); s != nil {
-			shown = string(jsonv.Marshal(*s))
-		}
-		v.invalidRaw("spec.selector", shown, "field is immutable")
+	immutableJSON(v, sub(obj, "spec"), sub(old, "spec"), "selector")
+}
+
+// immutableJSON reports spec.key immutable if it changed, showing the new
+// value as its JSON (null when absent).
+func immutableJSON(v *validator, spec, oldSpec *jsonv.Value, key string) {
+	if same(spec, oldSpec, key) {
+		return
 	}
+	shown := "null"
+	if x := spec.Get(key); x != nil {
+		shown = string(jsonv.Marshal(*x))
+	}
+	v.invalidRaw("spec."+key, shown, "field is immutable")
 }
 
 func statefulSetUpdate(v *validator, obj, old *jsonv.Value) {
@@ -138,21 +144,9 @@ func statefulSetUpdate(v *validator, obj, old *jsonv.Value) {
 // real server shows the template as its internal Go struct; the fake
 // shows the JSON) and, unless indexed, its completions.
 func jobUpdate(v *validator, obj, old *jsonv.Value) {
+	selectorUpdate(v, obj, old)
 	spec, oldSpec := sub(obj, "spec"), sub(old, "spec")
-	if !same(spec, oldSpec, "selector") {
-		shown := "null"
-		if s := spec.Get("selector"); s != nil {
-			shown = string(jsonv.Marshal(*s))
-		}
-		v.invalidRaw("spec.selector", shown, "field is immutable")
-	}
-	if !same(spec, oldSpec, "template") {
-		shown := "null"
-		if t := spec.Get("template"); t != nil {
-			shown = string(jsonv.Marshal(*t))
-		}
-		v.invalidRaw("spec.template", shown, "field is immutable")
-	}
+	immutableJSON(v, spec, oldSpec, "template")
 	if !same(spec, oldSpec, "completions") && str(spec, "completionMode") != "Indexed" {
 		n, _ := integer(spec, "completions")
 		v.invalidRaw("spec.completions", strconv.FormatInt(n, 10), "field is immutable")

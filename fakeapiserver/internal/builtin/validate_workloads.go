@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -111,7 +112,7 @@ func (v *validator) intOrPercent(field string, val *jsonv.Value) {
 	switch val.Kind {
 	case jsonv.String:
 		if !percentRE.MatchString(val.Str) {
-			v.invalid(field, val.Str, regexMsg("a valid percent string must be a numeric string followed by an ending '%'", percentFmt, "1%", "93%"))
+			v.invalid(field, val.Str, validation.RegexMessage("a valid percent string must be a numeric string followed by an ending '%'", percentFmt, "1%", "93%"))
 		} else if intOrPercentValue(val) < 0 {
 			v.invalid(field, val.Str, "must be greater than or equal to 0")
 		}

@@ -5,13 +5,16 @@
 // wording; the root package's decoders and write handlers call it.
 //
 // It sits above registry (a resource's name rule, whether it is custom and
-// its CRD schema) and apistatus, and below the handlers. It does no
-// HTTP.
+// its CRD schema) and apistatus, and below internal/builtin and the
+// handlers. It does no HTTP.
 //
 // # Files
 //
 //   - meta.go: ObjectMeta (names, generateName, labels, annotations,
 //     finalizers, owner references) and FieldManager.
+//   - names.go: the real server's name formats (RFC 1123 label and
+//     subdomain, DNS-1035 label) and its wording of them, which
+//     internal/builtin uses too.
 //   - types.go: CheckTypes, one walk of a built-in kind's body against its
 //     OpenAPI schema (internal/openapi): wrong types, integers that do not
 //     fit, unknown and duplicate fields, as the Go decoder reports them.

@@ -2,7 +2,6 @@ package validation
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -17,48 +16,15 @@ import (
 // in types.go; what is not validated is listed in docs/fidelity.md
 // ("Validation the fake server does not do").
 
-const (
-	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
-	dns1035LabelFmt     = "[a-z]([-a-z0-9]*[a-z0-9])?"
-)
-
-var (
-	dns1123LabelRe     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1123SubdomainRe = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	dns1035LabelRe     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
-)
-
-func regexError(msg, format string, examples ...string) string {
-	msg += " (e.g. "
-	for i, e := range examples {
-		if i > 0 {
-			msg += " or "
-		}
-		msg += "'" + e + "', "
-	}
-	return msg + "regex used for validation is '" + format + "')"
-}
-
 // nameProblems returns what is wrong with a name under rule, as the real
 // server words it.
 func nameProblems(name string, rule registry.NameRule) []string {
 	var errs []string
 	switch rule {
 	case registry.NameLabel:
-		if len(name) > 63 {
-			errs = append(errs, "must be no more than 63 characters")
-		}
-		if !dns1123LabelRe.MatchString(name) {
-			errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
-		}
+		errs = LabelProblems(name)
 	case registry.NameDNS1035:
-		if len(name) > 63 {
-			errs = append(errs, "must be no more than 63 characters")
-		}
-		if !dns1035LabelRe.MatchString(name) {
-			errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
-		}
+		errs = DNS1035LabelProblems(name)
 	case registry.NamePathSegment:
 		switch name {
 		case ".", "..":
@@ -70,12 +36,7 @@ func nameProblems(name string, rule registry.NameRule) []string {
 			}
 		}
 	default:
-		if len(name) > 253 {
-			errs = append(errs, "must be no more than 253 characters")
-		}
-		if !dns1123SubdomainRe.MatchString(name) {
-			errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com"))
-		}
+		errs = SubdomainProblems(name)
 	}
 	return errs
 }

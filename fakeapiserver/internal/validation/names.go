@@ -1,0 +1,71 @@
+package validation
+
+import "regexp"
+
+// The real server's formats for names, and its wording when a name does
+// not fit one.
+
+const (
+	labelFmt        = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+	subdomainFmt    = labelFmt + "(\\." + labelFmt + ")*"
+	dns1035LabelFmt = "[a-z]([-a-z0-9]*[a-z0-9])?"
+)
+
+var (
+	labelRE        = regexp.MustCompile("^" + labelFmt + "$")
+	subdomainRE    = regexp.MustCompile("^" + subdomainFmt + "$")
+	dns1035LabelRE = regexp.MustCompile("^" + dns1035LabelFmt + "$")
+)
+
+// RegexMessage words a value that does not match the regular expression
+// format as the real server does: msg, then examples of valid values and
+// the expression.
+func RegexMessage(msg, format string, examples ...string) string {
+	msg += " (e.g. "
+	for i, e := range examples {
+		if i > 0 {
+			msg += " or "
+		}
+		msg += "'" + e + "', "
+	}
+	return msg + "regex used for validation is '" + format + "')"
+}
+
+// LabelProblems returns what is wrong with s as an RFC 1123 label (most
+// namespaced names, container, volume and port names), or nil.
+func LabelProblems(s string) []string {
+	var out []string
+	if len(s) > 63 {
+		out = append(out, "must be no more than 63 characters")
+	}
+	if !labelRE.MatchString(s) {
+		out = append(out, RegexMessage("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", labelFmt, "my-name", "123-abc"))
+	}
+	return out
+}
+
+// DNS1035LabelProblems returns what is wrong with s as a DNS-1035 label
+// (a Service's name), or nil.
+func DNS1035LabelProblems(s string) []string {
+	var out []string
+	if len(s) > 63 {
+		out = append(out, "must be no more than 63 characters")
+	}
+	if !dns1035LabelRE.MatchString(s) {
+		out = append(out, RegexMessage("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
+	}
+	return out
+}
+
+// SubdomainProblems returns what is wrong with s as an RFC 1123 subdomain
+// (the default name rule, hosts), or nil.
+func SubdomainProblems(s string) []string {
+	var out []string
+	if len(s) > 253 {
+		out = append(out, "must be no more than 253 characters")
+	}
+	if !subdomainRE.MatchString(s) {
+		out = append(out, RegexMessage("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", subdomainFmt, "example.com"))
+	}
+	return out
+}
