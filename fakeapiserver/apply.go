@@ -100,7 +100,6 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			request.WriteBody(w, n, http.StatusCreated, request.EncodeObject(obj, n.Format, apiVersion))
 			return
 		}
-		in.Meta.ResourceVersion = cur.Meta.ResourceVersion
 		if s.writeUpdated(w, r, n, res, cur, in, info.Subresource, req.Manager, apiVersion, managed, wo.dryRun) {
 			return
 		}

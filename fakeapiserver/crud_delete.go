@@ -132,9 +132,7 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 			if next == cur {
 				return cur, false, nil
 			}
-			obj, err := s.store.Commit(table, key, watch.Modified, cur, func(rv int64) (*storage.Object, error) {
-				return next.WithResourceVersion(rv)
-			})
+			obj, err := s.store.Commit(table, key, watch.Modified, cur, next.WithResourceVersion)
 			if errors.Is(err, storage.ErrChanged) {
 				continue
 			}
@@ -147,9 +145,7 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 		if dryRun {
 			return cur, true, nil
 		}
-		obj, err := s.store.Commit(table, key, watch.Deleted, cur, func(rv int64) (*storage.Object, error) {
-			return cur.WithResourceVersion(rv)
-		})
+		obj, err := s.store.Commit(table, key, watch.Deleted, cur, cur.WithResourceVersion)
 		if errors.Is(err, storage.ErrChanged) {
 			continue
 		}

@@ -74,12 +74,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 		request.WriteStatus(w, r, st)
 		return
 	}
-	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
-	if err != nil {
-		request.WriteError(w, r, err)
-		return
-	}
-	wo, err := parseWriteOptions(r)
+	body, wo, err := s.readPatch(r)
 	if err != nil {
 		request.WriteError(w, r, err)
 		return
@@ -116,7 +111,6 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 			request.WriteStatus(w, r, apistatus.Conflict(res.GR(), info.Name, apistatus.MsgModified))
 			return
 		}
-		in.Meta.ResourceVersion = cur.Meta.ResourceVersion
 		if s.writeUpdated(w, r, n, res, cur, in, info.Subresource, wo.manager, apiVersion, nil, wo.dryRun) {
 			return
 		}
@@ -150,12 +144,23 @@ func patchError(err error) *meta.Status {
 	}
 }
 
+// readPatch reads the body of a patch (bounded) and the write options.
+func (s *Server) readPatch(r *http.Request) ([]byte, writeOptions, error) {
+	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
+	if err != nil {
+		return nil, writeOptions{}, err
+	}
+	wo, err := parseWriteOptions(r)
+	return body, wo, err
+}
+
 // writeUpdated ends a read-modify-write (patch, apply): it prepares the
-// update of cur to in (managed, when not nil, is the managedFields to
-// store), commits it and writes the answer. It returns false, having
+// update of cur to in, at cur's resourceVersion (managed, when not nil, is
+// the managedFields to store), commits it and writes the answer. It returns false, having
 // written nothing, when cur changed underneath and the caller should read
 // it again.
 func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n request.Negotiation, res *registry.Resource, cur *storage.Object, in *request.Incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
+	in.Meta.ResourceVersion = cur.Meta.ResourceVersion
 	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.Meta, in.Rest, subresource, manager, apiVersion, managed, dryRun)
 	if err != nil {
 		request.WriteError(w, r, err)

@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 )
@@ -170,54 +171,24 @@ type Options struct {
 
 // withDefaults fills in zero fields.
 func (o Options) withDefaults() Options {
-	if o.Addr == "" {
-		o.Addr = "127.0.0.1:0"
-	}
+	o.Addr = cmp.Or(o.Addr, "127.0.0.1:0")
 	if o.Clock == nil {
 		o.Clock = RealClock{}
 	}
-	if o.BookmarkInterval == 0 {
-		o.BookmarkInterval = time.Minute
-	}
-	if o.BookmarkBeforeDeadline == 0 {
-		o.BookmarkBeforeDeadline = 2 * time.Second
-	}
-	if o.MinRequestTimeout == 0 {
-		o.MinRequestTimeout = 30 * time.Minute
-	}
-	if o.RequestTimeout == 0 {
-		o.RequestTimeout = time.Minute
-	}
-	if o.ReadHeaderTimeout == 0 {
-		o.ReadHeaderTimeout = 32 * time.Second
-	}
-	if o.IdleTimeout == 0 {
-		o.IdleTimeout = 90 * time.Second
-	}
-	if o.MaxRequestsInFlight == 0 {
-		o.MaxRequestsInFlight = 400
-	}
-	if o.MaxMutatingRequestsInFlight == 0 {
-		o.MaxMutatingRequestsInFlight = 200
-	}
-	if o.HistoryLimit == 0 {
-		o.HistoryLimit = 10000
-	}
-	if o.CompactionInterval == 0 {
-		o.CompactionInterval = 5 * time.Minute
-	}
-	if o.TooLargeResourceVersionWait == 0 {
-		o.TooLargeResourceVersionWait = 3 * time.Second
-	}
-	if o.WatchQueueLength == 0 {
-		o.WatchQueueLength = 1000
-	}
-	if o.WatchWriteTimeout == 0 {
-		o.WatchWriteTimeout = time.Minute
-	}
-	if o.MaxRequestBodyBytes == 0 {
-		o.MaxRequestBodyBytes = 3 << 20
-	}
+	o.BookmarkInterval = cmp.Or(o.BookmarkInterval, time.Minute)
+	o.BookmarkBeforeDeadline = cmp.Or(o.BookmarkBeforeDeadline, 2*time.Second)
+	o.MinRequestTimeout = cmp.Or(o.MinRequestTimeout, 30*time.Minute)
+	o.RequestTimeout = cmp.Or(o.RequestTimeout, time.Minute)
+	o.ReadHeaderTimeout = cmp.Or(o.ReadHeaderTimeout, 32*time.Second)
+	o.IdleTimeout = cmp.Or(o.IdleTimeout, 90*time.Second)
+	o.MaxRequestsInFlight = cmp.Or(o.MaxRequestsInFlight, 400)
+	o.MaxMutatingRequestsInFlight = cmp.Or(o.MaxMutatingRequestsInFlight, 200)
+	o.HistoryLimit = cmp.Or(o.HistoryLimit, 10000)
+	o.CompactionInterval = cmp.Or(o.CompactionInterval, 5*time.Minute)
+	o.TooLargeResourceVersionWait = cmp.Or(o.TooLargeResourceVersionWait, 3*time.Second)
+	o.WatchQueueLength = cmp.Or(o.WatchQueueLength, 1000)
+	o.WatchWriteTimeout = cmp.Or(o.WatchWriteTimeout, time.Minute)
+	o.MaxRequestBodyBytes = cmp.Or(o.MaxRequestBodyBytes, 3<<20)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -303,11 +303,7 @@ func (s *Server) scalePatch(r *http.Request, info request.Info, res *registry.Re
 	default:
 		return nil, apistatus.UnsupportedMediaType(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaStrategicPatch))
 	}
-	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
-	if err != nil {
-		return nil, err
-	}
-	wo, err := parseWriteOptions(r)
+	body, wo, err := s.readPatch(r)
 	if err != nil {
 		return nil, err
 	}

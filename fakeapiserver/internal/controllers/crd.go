@@ -326,9 +326,7 @@ func (s *Controllers) deleteAllCustom(ctx context.Context, res *registry.Resourc
 		return true
 	})
 	for _, obj := range objs {
-		last, err := s.store.Commit(table, obj.Key, watch.Deleted, obj, func(rv int64) (*storage.Object, error) {
-			return obj.WithResourceVersion(rv)
-		})
+		last, err := s.store.Commit(table, obj.Key, watch.Deleted, obj, obj.WithResourceVersion)
 		if err == nil {
 			s.collect(ctx, res, watch.Deleted, obj, last)
 		}

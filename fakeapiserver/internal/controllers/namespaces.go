@@ -80,9 +80,7 @@ func (s *Controllers) namespaceDeleteHook(ctx context.Context, res *registry.Res
 		if err != nil {
 			return true, nil, err
 		}
-		terminating, err = s.store.Commit(res.StorageKey(), cur.Key, watch.Modified, cur, func(rv int64) (*storage.Object, error) {
-			return next.WithResourceVersion(rv)
-		})
+		terminating, err = s.store.Commit(res.StorageKey(), cur.Key, watch.Modified, cur, next.WithResourceVersion)
 		if errors.Is(err, storage.ErrChanged) {
 			return true, nil, apistatus.Conflict(res.GR(), name, apistatus.MsgModified)
 		}
