@@ -257,23 +257,7 @@ func normalize(t *testing.T, doc []byte, mine jsonv.Value) jsonv.Value {
 // dropNullMembers removes null members, which the server's Go types
 // write for unset fields that are never omitted.
 func dropNullMembers(v jsonv.Value) jsonv.Value {
-	switch v.Kind {
-	case jsonv.Object:
-		out := jsonv.NewObject()
-		for _, m := range v.Obj {
-			if m.Value.Kind != jsonv.Null {
-				out.Obj = append(out.Obj, jsonv.Member{Key: m.Key, Value: dropNullMembers(m.Value)})
-			}
-		}
-		return out
-	case jsonv.Array:
-		out := jsonv.Value{Kind: jsonv.Array, Arr: make([]jsonv.Value, len(v.Arr))}
-		for i := range v.Arr {
-			out.Arr[i] = dropNullMembers(v.Arr[i])
-		}
-		return out
-	}
-	return v
+	return jsonv.Pruned(v, func(_ string, pruned jsonv.Value) bool { return pruned.Kind == jsonv.Null })
 }
 
 func dropDefault(v *jsonv.Value, mine jsonv.Value, path []string) {

@@ -8,7 +8,8 @@
 //
 // Files:
 //
-//	value.go   the model (Value, Member, Kind) and its accessors; Equal in linear time
+//	value.go   the model (Value, Member, Kind) and its accessors; Equal in linear time;
+//	           Pruned, a copy without some members
 //	parse.go   Parse: a strict parser with a depth limit, reporting duplicate keys
 //	           (found through a hash in large objects)
 //	encode.go  Marshal and Append: compact encoding with encoding/json's string

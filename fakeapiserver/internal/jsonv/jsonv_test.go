@@ -154,3 +154,15 @@ func TestEncodedSize(t *testing.T) {
 		assert.Equal(t, int64(len(Marshal(res.Value))), EncodedSize(res.Value), s)
 	}
 }
+
+// TestPrunedDropsMembersAfterPruningTheirValues: drop sees a member's
+// value already pruned, arrays keep every element, and v is not changed.
+func TestPrunedDropsMembersAfterPruningTheirValues(t *testing.T) {
+	v := mustParse(t, `{"a":null,"b":{"c":null},"d":[{"e":null,"f":1},null],"g":"x"}`)
+	emptyOrNull := func(_ string, c Value) bool {
+		return c.Kind == Null || (c.Kind == Object && len(c.Obj) == 0)
+	}
+	got := Pruned(v, emptyOrNull)
+	assert.Equal(t, `{"d":[{"f":1},null],"g":"x"}`, string(Marshal(got)))
+	assert.Equal(t, `{"a":null,"b":{"c":null},"d":[{"e":null,"f":1},null],"g":"x"}`, string(Marshal(v)))
+}

@@ -198,3 +198,26 @@ func equalObjects(a, b []Member) bool {
 	}
 	return true
 }
+
+// Pruned returns a deep copy of v without the object members for which
+// drop returns true. drop sees each member's value already pruned, so it
+// can drop what pruning emptied.
+func Pruned(v Value, drop func(key string, pruned Value) bool) Value {
+	switch v.Kind {
+	case Object:
+		out := Value{Kind: Object, Obj: make([]Member, 0, len(v.Obj))}
+		for _, m := range v.Obj {
+			if c := Pruned(m.Value, drop); !drop(m.Key, c) {
+				out.Obj = append(out.Obj, Member{Key: m.Key, Value: c})
+			}
+		}
+		return out
+	case Array:
+		out := Value{Kind: Array, Arr: make([]Value, len(v.Arr))}
+		for i := range v.Arr {
+			out.Arr[i] = Pruned(v.Arr[i], drop)
+		}
+		return out
+	}
+	return v
+}

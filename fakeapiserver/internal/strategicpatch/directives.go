@@ -237,24 +237,9 @@ func newValue(v jsonv.Value) *jsonv.Value {
 // whole: its directive keys and nulls are dropped, as decoding into the
 // kind's Go type drops them on the server.
 func replacedValue(v jsonv.Value) jsonv.Value {
-	switch v.Kind {
-	case jsonv.Object:
-		out := jsonv.Value{Kind: jsonv.Object, Obj: make([]jsonv.Member, 0, len(v.Obj))}
-		for _, m := range v.Obj {
-			if m.Value.Kind == jsonv.Null || isDirectiveKey(m.Key) {
-				continue
-			}
-			out.Obj = append(out.Obj, jsonv.Member{Key: m.Key, Value: replacedValue(m.Value)})
-		}
-		return out
-	case jsonv.Array:
-		out := jsonv.Value{Kind: jsonv.Array, Arr: make([]jsonv.Value, len(v.Arr))}
-		for i := range v.Arr {
-			out.Arr[i] = replacedValue(v.Arr[i])
-		}
-		return out
-	}
-	return v
+	return jsonv.Pruned(v, func(key string, pruned jsonv.Value) bool {
+		return pruned.Kind == jsonv.Null || isDirectiveKey(key)
+	})
 }
 
 func isDirectiveKey(k string) bool {

@@ -132,25 +132,9 @@ func defaultPodSpec(ps *jsonv.Value) {
 }
 
 func dropEmpty(v jsonv.Value) jsonv.Value {
-	switch v.Kind {
-	case jsonv.Object:
-		out := jsonv.NewObject()
-		for _, m := range v.Obj {
-			c := dropEmpty(m.Value)
-			if (c.Kind == jsonv.Object && len(c.Obj) == 0) || (c.Kind == jsonv.Array && len(c.Arr) == 0) {
-				continue
-			}
-			out.Obj = append(out.Obj, jsonv.Member{Key: m.Key, Value: c})
-		}
-		return out
-	case jsonv.Array:
-		out := jsonv.Value{Kind: jsonv.Array, Arr: make([]jsonv.Value, len(v.Arr))}
-		for i := range v.Arr {
-			out.Arr[i] = dropEmpty(v.Arr[i])
-		}
-		return out
-	}
-	return v
+	return jsonv.Pruned(v, func(_ string, c jsonv.Value) bool {
+		return (c.Kind == jsonv.Object && len(c.Obj) == 0) || (c.Kind == jsonv.Array && len(c.Arr) == 0)
+	})
 }
 
 func TestErrorIsTyped(t *testing.T) {
