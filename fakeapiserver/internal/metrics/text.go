@@ -91,17 +91,21 @@ func (m *Registry) writeLongRunningLocked(w *bufio.Writer) {
 func (m *Registry) writeDurationsLocked(w *bufio.Writer) {
 	header(w, "apiserver_request_duration_seconds", "histogram", "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.")
 	for _, k := range slices.SortedFunc(maps.Keys(m.durations), compareKeys) {
-		h := m.durations[k]
-		base := k.pairs()
-		var cum uint64
-		for i, le := range durationBuckets {
-			cum += h.buckets[i]
-			w.WriteString("apiserver_request_duration_seconds_bucket" + labels(append(base, "le", formatFloat(le))...) + " " + strconv.FormatUint(cum, 10) + "\n")
-		}
-		w.WriteString("apiserver_request_duration_seconds_bucket" + labels(append(base, "le", "+Inf")...) + " " + strconv.FormatUint(h.count, 10) + "\n")
-		w.WriteString("apiserver_request_duration_seconds_sum" + labels(base...) + " " + formatFloat(h.sum) + "\n")
-		w.WriteString("apiserver_request_duration_seconds_count" + labels(base...) + " " + strconv.FormatUint(h.count, 10) + "\n")
+		writeHistogram(w, "apiserver_request_duration_seconds", k.pairs(), durationBuckets, m.durations[k])
 	}
+}
+
+// writeHistogram writes one series of a histogram: its cumulative
+// buckets (bounds, then +Inf), sum and count, labelled with base.
+func writeHistogram(w *bufio.Writer, name string, base []string, bounds []float64, h *histogram) {
+	var cum uint64
+	for i, le := range bounds {
+		cum += h.buckets[i]
+		w.WriteString(name + "_bucket" + labels(append(base, "le", formatFloat(le))...) + " " + strconv.FormatUint(cum, 10) + "\n")
+	}
+	w.WriteString(name + "_bucket" + labels(append(base, "le", "+Inf")...) + " " + strconv.FormatUint(h.count, 10) + "\n")
+	w.WriteString(name + "_sum" + labels(base...) + " " + formatFloat(h.sum) + "\n")
+	w.WriteString(name + "_count" + labels(base...) + " " + strconv.FormatUint(h.count, 10) + "\n")
 }
 
 func (m *Registry) writeTotalLocked(w *bufio.Writer) {
@@ -135,16 +139,8 @@ func (m *Registry) writeWatchEventsLocked(w *bufio.Writer) {
 	})
 	header(w, "apiserver_watch_events_sizes", "histogram", "[BETA] Watch event size distribution in bytes")
 	for _, k := range keys {
-		h := m.watchEvents[k]
 		base := []string{"group", k.group, "resource", k.resource, "version", k.version}
-		var cum uint64
-		for i, le := range sizeBuckets {
-			cum += h.buckets[i]
-			w.WriteString("apiserver_watch_events_sizes_bucket" + labels(append(base, "le", formatFloat(le))...) + " " + strconv.FormatUint(cum, 10) + "\n")
-		}
-		w.WriteString("apiserver_watch_events_sizes_bucket" + labels(append(base, "le", "+Inf")...) + " " + strconv.FormatUint(h.count, 10) + "\n")
-		w.WriteString("apiserver_watch_events_sizes_sum" + labels(base...) + " " + formatFloat(h.sum) + "\n")
-		w.WriteString("apiserver_watch_events_sizes_count" + labels(base...) + " " + strconv.FormatUint(h.count, 10) + "\n")
+		writeHistogram(w, "apiserver_watch_events_sizes", base, sizeBuckets, m.watchEvents[k])
 	}
 	header(w, "apiserver_watch_events_total", "counter", "[BETA] Number of events sent in watch clients")
 	for _, k := range keys {
