@@ -68,6 +68,11 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 			return
 		}
 		if cur != nil && !result.Changed {
+			// The real server runs the unchanged object through its
+			// update, whose strategy may warn (a Service's externalIPs).
+			if info.Subresource == "" {
+				addWarnings(w, s.builtinUpdateWarnings(res, apiVersion, cur, nil, nil))
+			}
 			request.WriteBody(w, n, http.StatusOK, request.EncodeObject(cur, n.Format, apiVersion))
 			return
 		}

@@ -67,6 +67,31 @@ func (s *Server) builtinWarnings(res *registry.Resource, apiVersion string, rest
 	return warnings
 }
 
+// builtinUpdateWarnings adds the real strategies' warnings for an update
+// of a built-in object from cur to next (nil: a no-op update) to the
+// decoder's.
+func (s *Server) builtinUpdateWarnings(res *registry.Resource, apiVersion string, cur, next *storage.Object, warnings []string) []string {
+	k := builtinKind(res, apiVersion)
+	if res.Custom || !builtin.WarnsOnUpdate(k) {
+		return warnings
+	}
+	if next == nil {
+		next = cur
+	}
+	obj, err := next.Document()
+	if err != nil {
+		return warnings
+	}
+	old, err := cur.Document()
+	if err != nil {
+		return warnings
+	}
+	if w := builtin.UpdateWarnings(k, &obj, &old, next.Meta.Generation != cur.Meta.Generation); len(w) > 0 {
+		return append(append([]string(nil), warnings...), w...)
+	}
+	return warnings
+}
+
 // builtinAdmitCreate runs the registry's, admission plugins' and
 // validators' rules on a new built-in object's members, after
 // managedFields are recorded.

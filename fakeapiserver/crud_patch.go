@@ -166,6 +166,9 @@ func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n request.
 		request.WriteError(w, r, err)
 		return true
 	}
+	if subresource == "" {
+		in.Warnings = s.builtinUpdateWarnings(res, apiVersion, cur, next, in.Warnings)
+	}
 	obj, err := s.finishUpdate(r.Context(), res, cur, next, dryRun)
 	if errors.Is(err, storage.ErrChanged) {
 		return false

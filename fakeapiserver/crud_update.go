@@ -74,6 +74,9 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, info reque
 func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subresource string, in *request.Incoming, wo writeOptions) (*storage.Object, bool, error) {
 	table := res.StorageKey()
 	key := storage.ObjectKey(ns, in.Meta.Name)
+	// decoded: the decoder's warnings, to which the write's own are added
+	// once it is done.
+	decoded := in.Warnings
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(table, key)
 		if cur == nil {
@@ -82,11 +85,12 @@ func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subreso
 			}
 			// The resourceVersion of a PUT that creates is ignored.
 			in.Meta.ResourceVersion = ""
-			obj, _, err := s.createDecoded(ctx, res, ns, in, wo)
+			obj, warnings, err := s.createDecoded(ctx, res, ns, in, wo)
 			var st *meta.Status
 			if errors.As(err, &st) && st.IsAlreadyExists() {
 				continue
 			}
+			in.Warnings = warnings
 			return obj, err == nil, err
 		}
 		conditional := in.Meta.ResourceVersion != ""
@@ -99,6 +103,9 @@ func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subreso
 		next, err := s.prepareUpdate(ctx, res, cur, in.Meta, in.Rest, subresource, wo.manager, in.APIVersion, wo.dryRun)
 		if err != nil {
 			return nil, false, err
+		}
+		if subresource == "" {
+			in.Warnings = s.builtinUpdateWarnings(res, in.APIVersion, cur, next, decoded)
 		}
 		if next == nil || wo.dryRun {
 			if next == nil {
@@ -200,6 +207,10 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 			}
 			if rest, err = s.builtinAdmitUpdate(res, apiVersion, m, rest, oldRest, dryRun); err != nil {
 				return nil, err
+			}
+			if res.Group == "apps" && res.Kind == "DaemonSet" {
+				oldDoc, newDoc := storage.DocumentOf(oldRest), storage.DocumentOf(rest)
+				builtin.DaemonSetTemplateGeneration(m, old.Annotations, &newDoc, &oldDoc)
 			}
 		}
 		if res.Generation && !sameSpec(oldRest, rest, res.HasStatus()) {

@@ -3,6 +3,7 @@ package builtin
 import (
 	"encoding/base64"
 	"maps"
+	"strconv"
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
@@ -119,6 +120,9 @@ func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
 				spec.Set(key, oldSpec.Get(key).Clone())
 			}
 		}
+		// DefaultTolerationSeconds admits updates too: an update that
+		// leaves the tolerations out gets them back.
+		defaultTolerations(spec)
 	}
 }
 
@@ -241,4 +245,26 @@ func nodeNotReadyTaint(obj *jsonv.Value) {
 		return
 	}
 	spec.Set("taints", jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{taint}})
+}
+
+// templateGenerationKey is the annotation a DaemonSet's template
+// generation is served in.
+const templateGenerationKey = "deprecated.daemonset.template.generation"
+
+// DaemonSetTemplateGeneration sets an updated DaemonSet's template
+// generation annotation as the real registry does: the stored one's
+// (oldAnnotations), one more when the update changes the pod template;
+// what the client sent there does not count.
+func DaemonSetTemplateGeneration(m *meta.ObjectMeta, oldAnnotations map[string]string, obj, old *jsonv.Value) {
+	gen, err := strconv.ParseInt(oldAnnotations[templateGenerationKey], 10, 64)
+	if err != nil {
+		gen = 0
+	}
+	if !jsonv.Equal(valueOr(sub2(obj, "spec").Get("template")), valueOr(sub2(old, "spec").Get("template"))) {
+		gen++
+	}
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[templateGenerationKey] = strconv.FormatInt(gen, 10)
 }

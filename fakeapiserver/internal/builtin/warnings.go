@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 )
@@ -33,13 +34,110 @@ func Warnings(k Kind, obj *jsonv.Value) []string {
 		return podWarnings("spec", present(obj, "spec"), false)
 	case "/PodTemplate":
 		return templateWarnings("template", present(obj, "template"))
-	case "/ReplicationController", "apps/Deployment", "apps/ReplicaSet", "apps/DaemonSet", "apps/StatefulSet", "batch/Job":
+	case "/ReplicationController", "apps/Deployment", "apps/ReplicaSet", "apps/DaemonSet", "batch/Job":
 		return templateWarnings("spec.template", sub2(obj, "spec").Get("template"))
+	case "apps/StatefulSet":
+		return append(templateWarnings("spec.template", sub2(obj, "spec").Get("template")), statefulSetWarnings(obj)...)
 	case "batch/CronJob":
 		return templateWarnings("spec.jobTemplate.spec.template", sub(sub(sub2(obj, "spec"), "jobTemplate"), "spec").Get("template"))
 	case "/Service":
-		if spec := present(obj, "spec"); spec != nil && !empty(spec, "externalIPs") {
-			return []string{"spec.externalIPs is deprecated and may no longer be implemented in some clusters"}
+		return serviceWarnings(present(obj, "spec"))
+	}
+	return nil
+}
+
+// serviceWarnings are the Service strategy's warnings about fields that
+// do nothing for the Service's type or are deprecated (not those about
+// the spelling of IP addresses).
+func serviceWarnings(spec *jsonv.Value) []string {
+	if spec == nil {
+		return nil
+	}
+	var out []string
+	typ := str(spec, "type")
+	if typ == "" {
+		typ = "ClusterIP"
+	}
+	externalIPs := !empty(spec, "externalIPs")
+	headless := str(spec, "clusterIP") == "None"
+	if headless {
+		if str(spec, "loadBalancerIP") != "" {
+			out = append(out, "spec.loadBalancerIP is ignored for headless services")
+		}
+		if externalIPs {
+			out = append(out, "spec.externalIPs is ignored for headless services")
+		}
+		if a := str(spec, "sessionAffinity"); a != "" && a != "None" {
+			out = append(out, "spec.SessionAffinity is ignored for headless services")
+		}
+	}
+	if externalIPs && !headless && typ != "ExternalName" {
+		out = append(out, "spec.externalIPs is deprecated and may no longer be implemented in some clusters")
+	}
+	if typ == "ExternalName" && externalIPs {
+		out = append(out, `spec.externalIPs is ignored when spec.type is "ExternalName"`)
+	}
+	if typ != "ExternalName" && str(spec, "externalName") != "" {
+		out = append(out, `spec.externalName is ignored when spec.type is not "ExternalName"`)
+	}
+	if str(spec, "trafficDistribution") == "PreferClose" {
+		out = append(out, `spec.trafficDistribution: "PreferClose" is deprecated; use "PreferSameZone"`)
+	}
+	return out
+}
+
+// statefulSetWarnings are what the StatefulSet strategy says of a new or
+// updated set besides its pod template.
+func statefulSetWarnings(obj *jsonv.Value) []string {
+	if n, ok := integer(sub2(obj, "spec"), "revisionHistoryLimit"); ok && n < 0 {
+		return []string{"spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended"}
+	}
+	return nil
+}
+
+// updateWarningKinds are the kinds whose strategies warn on update.
+var updateWarningKinds = map[string]bool{
+	"/PodTemplate": true, "/ReplicationController": true, "/Service": true,
+	"apps/Deployment": true, "apps/ReplicaSet": true, "apps/DaemonSet": true, "apps/StatefulSet": true,
+	"batch/Job": true, "batch/CronJob": true,
+}
+
+// WarnsOnUpdate reports whether an update of kind k can carry warnings
+// (UpdateWarnings returns nil for every other kind).
+func WarnsOnUpdate(k Kind) bool { return updateWarningKinds[k.Group+"/"+k.Kind] }
+
+// UpdateWarnings returns the Warning headers the real server's strategies
+// send for an update: obj is the updated object as it is stored, old the
+// stored one, and specChanged whether the update changes the generation.
+// A Service warns on every update, even a no-op, a StatefulSet about its
+// revisionHistoryLimit likewise; the workloads warn about their pod
+// template only when the generation changes (a DaemonSet: when its
+// template does). A Pod never warns on update. The ReplicationController
+// strategy looks at the stored template, not the new one, and so does
+// UpdateWarnings.
+func UpdateWarnings(k Kind, obj, old *jsonv.Value, specChanged bool) []string {
+	if obj == nil || obj.Kind != jsonv.Object || !WarnsOnUpdate(k) {
+		return nil
+	}
+	switch k.Group + "/" + k.Kind {
+	case "/Service":
+		return Warnings(k, obj)
+	case "apps/StatefulSet":
+		if specChanged {
+			return Warnings(k, obj)
+		}
+		return statefulSetWarnings(obj)
+	case "/ReplicationController":
+		if specChanged && old != nil {
+			return Warnings(k, old)
+		}
+	case "apps/DaemonSet":
+		if old != nil && !jsonv.Equal(valueOr(sub2(obj, "spec").Get("template")), valueOr(sub2(old, "spec").Get("template"))) {
+			return Warnings(k, obj)
+		}
+	default:
+		if specChanged {
+			return Warnings(k, obj)
 		}
 	}
 	return nil
@@ -72,7 +170,7 @@ func podWarnings(path string, spec *jsonv.Value, template bool) []string {
 			seen := map[string]bool{}
 			for i, e := range items(c, "env") {
 				name := str(e, "name")
-				if seen[name] {
+				if seen[name] && hidesPrevious(e, name) {
 					out = append(out, index(index(path+"."+list, ci)+".env", i)+": hides previous definition of "+strconv.Quote(name)+", which may be dropped when using apply")
 				}
 				seen[name] = true
@@ -83,4 +181,14 @@ func podWarnings(path string, spec *jsonv.Value, template bool) []string {
 		out = append(out, path+".terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1")
 	}
 	return out
+}
+
+// hidesPrevious reports whether a second definition e of the variable
+// name deserves the real server's warning: it comes from valueFrom, or
+// its value does not build on the previous one through $(name) (X=$(X)
+// alone counts as hiding it).
+func hidesPrevious(e *jsonv.Value, name string) bool {
+	ref := "$(" + name + ")"
+	value := str(e, "value")
+	return !unset(e, "valueFrom") || value == ref || !strings.Contains(value, ref)
 }
