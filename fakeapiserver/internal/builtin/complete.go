@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"strings"
+
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 )
@@ -83,6 +85,9 @@ func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool
 			continue
 		}
 		if p := s.Property(v.Obj[i].Key); p != nil {
+			if c.quantities(&v.Obj[i].Value, p, strings.HasPrefix(name, coreV1)) {
+				continue
+			}
 			c.value(&v.Obj[i].Value, p, depth+1)
 		}
 	}
@@ -117,6 +122,48 @@ func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool
 		if v.Index(key) < 0 {
 			v.Obj = append(v.Obj, jsonv.Member{Key: key})
 		}
+	}
+}
+
+// quantityDefinition is the schema of resource.Quantity.
+const quantityDefinition = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+
+// coreV1 starts the names of the core/v1 definitions, whose resource
+// lists (maps of quantities) are rounded up to the milliunit.
+const coreV1 = "io.k8s.api.core.v1."
+
+// quantities puts a field that is a Quantity, or a map of them, in the
+// canonical form the real server serves (canonicalQuantity), the map's
+// values rounded up to the milliunit when resourceList. It reports
+// whether the field was one; a value that is no quantity stays as sent.
+func (c completer) quantities(v *jsonv.Value, field *openapi.Schema, resourceList bool) bool {
+	if name, _ := c.named(field); name == quantityDefinition {
+		canonicalize(v, false)
+		return true
+	}
+	s := c.defs.Resolve(field)
+	if s == nil || s.IsStruct() || s.AdditionalProperties == nil {
+		return false
+	}
+	if name, _ := c.named(s.AdditionalProperties); name != quantityDefinition {
+		return false
+	}
+	if v.Kind == jsonv.Object {
+		for i := range v.Obj {
+			canonicalize(&v.Obj[i].Value, resourceList)
+		}
+	}
+	return true
+}
+
+// canonicalize rewrites a quantity (a JSON string or number) as the
+// canonical string.
+func canonicalize(v *jsonv.Value, milli bool) {
+	if v.Kind != jsonv.String && v.Kind != jsonv.Number {
+		return
+	}
+	if s, ok := canonicalQuantity(v.Str, milli); ok {
+		*v = jsonv.NewString(s)
 	}
 }
 

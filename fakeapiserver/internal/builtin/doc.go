@@ -28,7 +28,8 @@
 // PrepareUpdate: Secret stringData, Job selectors, finalizers, Node taint),
 // registry_pod.go (a new Pod's status, QoS class, tolerations and
 // priority), service_alloc.go (cluster IPs and node ports), quantity.go
-// (resource quantities as numbers), fielderror.go (FieldError, a 422's
+// (resource quantities as numbers), quantity_canonical.go (quantities in
+// the canonical form the real server serves, applied by Complete), fielderror.go (FieldError, a 422's
 // cause, and Message), validate.go (Validate, the kind table and the
 // error helpers), validate_pod.go (pod specs), validate_workloads.go,
 // validate_core.go, validate_other.go (each kind's rules),
@@ -39,9 +40,9 @@
 // (label selectors), names.go (key, port, variable and qualified
 // name formats; labels and subdomains are internal/validation's), cron.go (CronJob
 // schedules), edit.go (helpers that edit a jsonv object in place),
-// warnings.go (the Warning headers the real strategies send),
-// eviction.go (what pods/eviction checks of a pod and its disruption
-// budgets, and the budget status an eviction writes), csr_approval.go
-// (what an update of a CertificateSigningRequest's approval subresource
-// stores, and its validation).
+// warnings.go (the Warning headers the real strategies send on create
+// and update), eviction.go (what pods/eviction checks of a pod and its
+// disruption budgets, and the budget status an eviction writes),
+// csr_approval.go (what an update of a CertificateSigningRequest's
+// approval subresource stores, and its validation).
 package builtin
