@@ -168,54 +168,8 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 			}
 			rest = doc.Obj
 		}
-	} else {
-		rest = newRest
-		if res.HasStatus() {
-			rest = storage.ReplaceMember(newRest, "status", storage.FindMember(oldRest, "status"))
-		}
-		if m.UID == "" {
-			m.UID = old.UID
-		}
-		if m.UID != old.UID {
-			return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, []apistatus.FieldError{apistatus.FieldInvalid("metadata.uid", m.UID, "field is immutable")})
-		}
-		m.Namespace = old.Namespace
-		m.CreationTimestamp = old.CreationTimestamp
-		m.DeletionTimestamp = old.DeletionTimestamp
-		if old.DeletionGracePeriodSeconds != nil {
-			m.DeletionGracePeriodSeconds = old.DeletionGracePeriodSeconds
-		}
-		m.Generation = old.Generation
-		if old.DeletionTimestamp != nil {
-			var added []string
-			for _, f := range m.Finalizers {
-				if !slices.Contains(old.Finalizers, f) {
-					added = append(added, f)
-				}
-			}
-			if len(added) > 0 {
-				return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, []apistatus.FieldError{apistatus.FieldForbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
-			}
-		}
-		if errs := validation.ObjectMeta(res, m); len(errs) > 0 {
-			return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
-		}
-		if subresource != "binding" {
-			rest = s.builtinDecoded(res, apiVersion, m, rest)
-			if !res.Custom {
-				decoded = storage.EncodeRest(rest)
-			}
-			if rest, err = s.builtinAdmitUpdate(res, apiVersion, m, rest, oldRest, dryRun); err != nil {
-				return nil, err
-			}
-			if res.Group == "apps" && res.Kind == "DaemonSet" {
-				oldDoc, newDoc := storage.DocumentOf(oldRest), storage.DocumentOf(rest)
-				builtin.DaemonSetTemplateGeneration(m, old.Annotations, &newDoc, &oldDoc)
-			}
-		}
-		if res.Generation && !sameSpec(oldRest, rest, res.HasStatus()) {
-			m.Generation = old.Generation + 1
-		}
+	} else if rest, decoded, err = s.prepareMainUpdate(res, old, m, newRest, oldRest, subresource, apiVersion, dryRun); err != nil {
+		return nil, err
 	}
 	if errs := validation.CustomValues(res, rest, oldRest); len(errs) > 0 {
 		return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
@@ -274,6 +228,63 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 		return nil, apistatus.Internal(err)
 	}
 	return storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)
+}
+
+// prepareMainUpdate is prepareUpdateManaged's work for a write of the
+// object itself (not /status): the stored metadata that cannot change,
+// the finalizer and metadata rules, the built-in kind's decoding and
+// admission, and the generation. m (the new metadata) is changed in
+// place; it returns the members to store and, for a built-in kind, the
+// decoded members managedFields are recorded from.
+func (s *Server) prepareMainUpdate(res *registry.Resource, old, m *meta.ObjectMeta, newRest, oldRest []jsonv.Member, subresource, apiVersion string, dryRun bool) (rest []jsonv.Member, decoded []byte, err error) {
+	rest = newRest
+	if res.HasStatus() {
+		rest = storage.ReplaceMember(newRest, "status", storage.FindMember(oldRest, "status"))
+	}
+	if m.UID == "" {
+		m.UID = old.UID
+	}
+	if m.UID != old.UID {
+		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, []apistatus.FieldError{apistatus.FieldInvalid("metadata.uid", m.UID, "field is immutable")})
+	}
+	m.Namespace = old.Namespace
+	m.CreationTimestamp = old.CreationTimestamp
+	m.DeletionTimestamp = old.DeletionTimestamp
+	if old.DeletionGracePeriodSeconds != nil {
+		m.DeletionGracePeriodSeconds = old.DeletionGracePeriodSeconds
+	}
+	m.Generation = old.Generation
+	if old.DeletionTimestamp != nil {
+		var added []string
+		for _, f := range m.Finalizers {
+			if !slices.Contains(old.Finalizers, f) {
+				added = append(added, f)
+			}
+		}
+		if len(added) > 0 {
+			return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, []apistatus.FieldError{apistatus.FieldForbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
+		}
+	}
+	if errs := validation.ObjectMeta(res, m); len(errs) > 0 {
+		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
+	}
+	if subresource != "binding" {
+		rest = s.builtinDecoded(res, apiVersion, m, rest)
+		if !res.Custom {
+			decoded = storage.EncodeRest(rest)
+		}
+		if rest, err = s.builtinAdmitUpdate(res, apiVersion, m, rest, oldRest, dryRun); err != nil {
+			return nil, nil, err
+		}
+		if res.Group == "apps" && res.Kind == "DaemonSet" {
+			oldDoc, newDoc := storage.DocumentOf(oldRest), storage.DocumentOf(rest)
+			builtin.DaemonSetTemplateGeneration(m, old.Annotations, &newDoc, &oldDoc)
+		}
+	}
+	if res.Generation && !sameSpec(oldRest, rest, res.HasStatus()) {
+		m.Generation = old.Generation + 1
+	}
+	return rest, decoded, nil
 }
 
 // updateType is the field structure ordinary writes of res record their
