@@ -191,7 +191,7 @@ func writeOptionsDoc(kind string, wo writeOptions) any {
 }
 
 // deleteOptionsDoc is a delete's options as request.options shows them.
-func deleteOptionsDoc(opts request.DeleteOptions) any {
+func deleteOptionsDoc(opts meta.DeleteOptions) any {
 	opts.Kind, opts.APIVersion = "DeleteOptions", "meta.k8s.io/v1"
 	return opts
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
+	"github.com/kubecache/kubecache/meta"
 )
 
 // serverWriter is what the in-server controllers write through: the
@@ -13,7 +13,7 @@ import (
 type serverWriter struct{ s *Server }
 
 // Delete deletes an object as a DELETE request with opts would.
-func (w serverWriter) Delete(ctx context.Context, res *registry.Resource, ns, name string, opts request.DeleteOptions) (*storage.Object, bool, error) {
+func (w serverWriter) Delete(ctx context.Context, res *registry.Resource, ns, name string, opts meta.DeleteOptions) (*storage.Object, bool, error) {
 	return w.s.delete(ctx, res, ns, name, opts)
 }
 

@@ -22,8 +22,8 @@ import (
 // Orphan propagation) a deletionTimestamp now and removal when the last
 // finalizer goes.
 
-func (s *Server) parseDeleteOptions(r *http.Request) (request.DeleteOptions, error) {
-	var o request.DeleteOptions
+func (s *Server) parseDeleteOptions(r *http.Request) (meta.DeleteOptions, error) {
+	var o meta.DeleteOptions
 	body, err := request.ReadBody(r, s.opts.MaxRequestBodyBytes)
 	if err != nil {
 		return o, err
@@ -55,7 +55,7 @@ func (s *Server) parseDeleteOptions(r *http.Request) (request.DeleteOptions, err
 
 // validateDeleteOptions refuses DeleteOptions the real server refuses
 // (422 on DeleteOptions).
-func validateDeleteOptions(o request.DeleteOptions) error {
+func validateDeleteOptions(o meta.DeleteOptions) error {
 	if err := checkDryRun(o.DryRun); err != nil {
 		return apistatus.Invalid("meta.k8s.io", "DeleteOptions", "", []apistatus.FieldError{*err})
 	}
@@ -100,7 +100,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, info reque
 // delete deletes one object. It returns the object (its last state when
 // removed, the updated one when deletion is delayed) and whether it was
 // removed.
-func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name string, opts request.DeleteOptions) (*storage.Object, bool, error) {
+func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name string, opts meta.DeleteOptions) (*storage.Object, bool, error) {
 	table := res.StorageKey()
 	key := storage.ObjectKey(ns, name)
 	dryRun := len(opts.DryRun) > 0
@@ -161,7 +161,7 @@ func (s *Server) delete(ctx context.Context, res *registry.Resource, ns, name st
 
 // checkPreconditions answers the 409 of a delete whose preconditions cur
 // does not meet; kindGR names the object in the message.
-func checkPreconditions(kindGR apistatus.GroupResource, cur *storage.Object, name string, opts request.DeleteOptions) error {
+func checkPreconditions(kindGR apistatus.GroupResource, cur *storage.Object, name string, opts meta.DeleteOptions) error {
 	p := opts.Preconditions
 	if p == nil {
 		return nil
@@ -179,7 +179,7 @@ func checkPreconditions(kindGR apistatus.GroupResource, cur *storage.Object, nam
 // remove the object now, cur when deletion is already pending and nothing
 // changes, or the object with deletionTimestamp (and any propagation
 // finalizer) to store instead.
-func (s *Server) pendingDeletion(res *registry.Resource, cur *storage.Object, opts request.DeleteOptions) (*storage.Object, error) {
+func (s *Server) pendingDeletion(res *registry.Resource, cur *storage.Object, opts meta.DeleteOptions) (*storage.Object, error) {
 	m := cur.Meta
 	finalizers := slices.Clone(m.Finalizers)
 	if p := opts.PropagationPolicy; p != nil {
@@ -222,7 +222,7 @@ func (s *Server) pendingDeletion(res *registry.Resource, cur *storage.Object, op
 
 // gracePeriod is the grace a pod bound to a node gets (30 s unless the
 // request or the pod says otherwise); everything else is deleted at once.
-func (s *Server) gracePeriod(res *registry.Resource, cur *storage.Object, opts request.DeleteOptions) int64 {
+func (s *Server) gracePeriod(res *registry.Resource, cur *storage.Object, opts meta.DeleteOptions) int64 {
 	if res.StorageKey() != "/pods" {
 		return 0
 	}

@@ -32,7 +32,7 @@
 //     OpenAPI schema, a custom resource against its CRD's schema.
 //   - internal/request: request and response plumbing — URL parsing, list
 //     options, content negotiation, writing bodies and Statuses, decoding
-//     request bodies, Match, DeleteOptions.
+//     request bodies, Match.
 //   - internal/discovery: /version, health, discovery documents, OpenAPI.
 //   - internal/auth: tokens, client certificates, impersonation, forbid
 //     rules, the generated CA.

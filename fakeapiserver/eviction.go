@@ -32,7 +32,7 @@ const evictionAttempts = 20
 // eviction is a decoded policy/v1 (or v1beta1) Eviction.
 type eviction struct {
 	name, namespace string
-	opts            request.DeleteOptions
+	opts            meta.DeleteOptions
 	// hasOptions: the body had deleteOptions.
 	hasOptions bool
 }
@@ -165,7 +165,7 @@ func (s *Server) evictRequest(r *http.Request, info request.Info) (*meta.Status,
 
 // evict evicts one pod: deleted at once when budgets do not apply to it,
 // otherwise after taking a disruption from the one budget that selects it.
-func (s *Server) evict(ctx context.Context, ns, name string, opts request.DeleteOptions) (*meta.Status, error) {
+func (s *Server) evict(ctx context.Context, ns, name string, opts meta.DeleteOptions) (*meta.Status, error) {
 	pods := s.registry.Lookup("", "v1", "pods")
 	dryRun := len(opts.DryRun) > 0
 	pinned := opts.Preconditions != nil && opts.Preconditions.ResourceVersion != nil
@@ -302,7 +302,7 @@ func (s *Server) takeDisruption(ctx context.Context, budget *storage.Object, pod
 // markAndDeletePod adds the DisruptionTarget condition to the pod's status
 // (checking opts' preconditions first) and deletes it with opts, as the
 // real eviction does; a dry run only deletes, in dry-run.
-func (s *Server) markAndDeletePod(ctx context.Context, pods *registry.Resource, ns, name string, opts request.DeleteOptions, dryRun bool) error {
+func (s *Server) markAndDeletePod(ctx context.Context, pods *registry.Resource, ns, name string, opts meta.DeleteOptions, dryRun bool) error {
 	if !dryRun {
 		obj, err := s.markDisruptionTarget(ctx, pods, ns, name, opts)
 		if err != nil {
@@ -318,7 +318,7 @@ func (s *Server) markAndDeletePod(ctx context.Context, pods *registry.Resource, 
 
 // markDisruptionTarget writes the pod's DisruptionTarget=True condition
 // (reason EvictionByEvictionAPI) without touching its managedFields.
-func (s *Server) markDisruptionTarget(ctx context.Context, pods *registry.Resource, ns, name string, opts request.DeleteOptions) (*storage.Object, error) {
+func (s *Server) markDisruptionTarget(ctx context.Context, pods *registry.Resource, ns, name string, opts meta.DeleteOptions) (*storage.Object, error) {
 	for attempt := 0; attempt < evictionAttempts; attempt++ {
 		cur := s.store.Get(pods.StorageKey(), storage.ObjectKey(ns, name))
 		if cur == nil {
@@ -357,8 +357,8 @@ func (s *Server) markDisruptionTarget(ctx context.Context, pods *registry.Resour
 }
 
 // withVersionPrecondition returns opts requiring resourceVersion rv.
-func withVersionPrecondition(opts request.DeleteOptions, rv string) request.DeleteOptions {
-	p := request.Preconditions{}
+func withVersionPrecondition(opts meta.DeleteOptions, rv string) meta.DeleteOptions {
+	p := meta.Preconditions{}
 	if opts.Preconditions != nil {
 		p = *opts.Preconditions
 	}

@@ -114,7 +114,7 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 	default:
 		return nil, nil
 	}
-	v, err := jsonv.Parse(request.Marshal(st))
+	v, err := jsonv.ParseGo(st)
 	if err != nil {
 		return nil, err
 	}

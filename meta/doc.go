@@ -32,6 +32,7 @@
 // # Files
 //
 //	types.go          TypeMeta, ObjectMeta, OwnerReference, ListMeta
+//	delete_options.go DeleteOptions and Preconditions, the body of a delete
 //	managed_fields.go ManagedFields, ManagedFieldsEntry, FieldsV1 (field sets shared between objects)
 //	object.go         the Object interface, New, Decode, Key, IsNil
 //	intern.go         the table that shares the bytes of short repeated strings

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
+	"github.com/kubecache/kubecache/meta"
 )
 
 // Controllers are the server's in-process controllers: the garbage
@@ -38,7 +38,7 @@ type Controllers struct {
 // garbage collector apply to their writes as to any client's.
 type Writer interface {
 	// Delete deletes the object as a DELETE request with opts would.
-	Delete(ctx context.Context, res *registry.Resource, ns, name string, opts request.DeleteOptions) (*storage.Object, bool, error)
+	Delete(ctx context.Context, res *registry.Resource, ns, name string, opts meta.DeleteOptions) (*storage.Object, bool, error)
 	// CommitUpdate commits next in place of cur (as an update would) and
 	// runs what follows a write.
 	CommitUpdate(ctx context.Context, res *registry.Resource, cur, next *storage.Object) (*storage.Object, error)

@@ -14,7 +14,6 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/structural"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
@@ -153,7 +152,7 @@ func (s *Controllers) crdHook(_ context.Context, m *meta.ObjectMeta, rest []json
 			status["conditions"] = json.RawMessage(jsonv.Marshal(*conds))
 		}
 	}
-	res, err := jsonv.Parse(request.Marshal(status))
+	res, err := jsonv.ParseGo(status)
 	if err != nil {
 		return nil, err
 	}

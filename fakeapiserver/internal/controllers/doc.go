@@ -18,7 +18,8 @@
 // and update commits), so admission, hooks and the garbage collector
 // apply to their writes as to a client's, and no HTTP is involved.
 //
-// It sits above storage, registry, request, validation and apistatus.
+// It sits above storage, registry, validation and apistatus; it does no
+// HTTP, and deletes take meta.DeleteOptions.
 //
 // # Files
 //

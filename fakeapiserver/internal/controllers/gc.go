@@ -9,7 +9,6 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -392,9 +391,9 @@ func unblockOwners(m *meta.ObjectMeta) bool {
 // collectorDelete deletes obj through the ordinary delete path with the
 // given propagation policy and obj's uid as a precondition.
 func (s *Controllers) collectorDelete(ctx context.Context, res *registry.Resource, obj *storage.Object, policy string) {
-	opts := request.DeleteOptions{PropagationPolicy: &policy}
+	opts := meta.DeleteOptions{PropagationPolicy: &policy}
 	uid := obj.Meta.UID
-	opts.Preconditions = &request.Preconditions{UID: &uid}
+	opts.Preconditions = &meta.Preconditions{UID: &uid}
 	if res.StorageKey() == "/pods" && obj.Meta.Namespace != "" && s.namespaceTerminating(obj.Meta.Namespace) {
 		// No kubelet confirms a graceful pod deletion here.
 		zero := int64(0)

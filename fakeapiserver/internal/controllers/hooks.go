@@ -5,7 +5,6 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -20,7 +19,7 @@ import (
 type ObjectHook func(ctx context.Context, m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, error)
 
 // DeleteHookFunc may take over a delete; handled says it did.
-type DeleteHookFunc func(ctx context.Context, res *registry.Resource, cur *storage.Object, opts request.DeleteOptions) (handled bool, obj *storage.Object, err error)
+type DeleteHookFunc func(ctx context.Context, res *registry.Resource, cur *storage.Object, opts meta.DeleteOptions) (handled bool, obj *storage.Object, err error)
 
 // afterHook runs after a committed write (prev is nil for a create).
 type afterHook func(ctx context.Context, typ watch.EventType, prev, obj *storage.Object)

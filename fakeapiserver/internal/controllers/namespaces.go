@@ -11,7 +11,6 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
-	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -61,7 +60,7 @@ func NamespaceSpecDefault(rest []jsonv.Member) []jsonv.Member {
 	return storage.ReplaceMember(rest, "spec", &spec)
 }
 
-func (s *Controllers) namespaceDeleteHook(ctx context.Context, res *registry.Resource, cur *storage.Object, _ request.DeleteOptions) (bool, *storage.Object, error) {
+func (s *Controllers) namespaceDeleteHook(ctx context.Context, res *registry.Resource, cur *storage.Object, _ meta.DeleteOptions) (bool, *storage.Object, error) {
 	name := cur.Meta.Name
 	if protectedNamespaces[name] {
 		st := apistatus.New(403, meta.ReasonForbidden, fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", name))
@@ -234,7 +233,7 @@ func setNamespaceConditions(rest []jsonv.Member, conds []map[string]any) ([]json
 			}
 		}
 	}
-	parsed, err := jsonv.Parse(request.Marshal(conds))
+	parsed, err := jsonv.ParseGo(conds)
 	if err != nil {
 		return rest, false
 	}

@@ -11,7 +11,7 @@
 //	value.go   the model (Value, Member, Kind) and its accessors; Equal in linear time;
 //	           Pruned, a copy without some members
 //	parse.go   Parse: a strict parser with a depth limit, reporting duplicate keys
-//	           (found through a hash in large objects)
+//	           (found through a hash in large objects); ParseGo of a Go value
 //	encode.go  Marshal and Append: compact encoding with encoding/json's string
 //	           escaping (kubeproto.AppendJSONString); EncodedSize
 package jsonv

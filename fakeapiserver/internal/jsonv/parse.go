@@ -31,6 +31,16 @@ type ParseResult struct {
 	Duplicates []string
 }
 
+// ParseGo parses encoding/json's encoding of v: a value the server built
+// in Go (a status, a list of conditions) as a document it can edit.
+func ParseGo(v any) (ParseResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ParseResult{}, err
+	}
+	return Parse(b)
+}
+
 // Parse parses exactly one JSON value (surrounding whitespace allowed). Any
 // error is a *SyntaxError.
 func Parse(data []byte) (ParseResult, error) {

@@ -31,6 +31,4 @@
 //     every built-in kind read through kubeproto, custom resources refused.
 //   - gzip.go: GzipThreshold and the gzip encoding of large answers, as
 //     the real server's response compression.
-//   - deleteoptions.go: DeleteOptions, the body (or query parameters) of a
-//     DELETE.
 package request
