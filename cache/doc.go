@@ -49,6 +49,7 @@
 //	queue.go              Queue, the interface an informer drains; QueueOptions,
 //	                      KnownObjects, RequeueError, ErrClosed; what both queues share
 //	queue_core.go         queueCore, the lock, close gate, reads, Replace and Resync
+//	queue_namespace.go    ReplaceNamespace: Replace confined to one namespace
 //	                      under both queues
 //	delta_fifo.go         DeltaFIFO: one entry per key, all its deltas at once
 //	fifo.go               FIFO: one entry per delta, in arrival order

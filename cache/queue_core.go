@@ -245,6 +245,11 @@ func (c *queueCore[T]) BeginReplace() Replacement[T] {
 }
 
 func (c *queueCore[T]) replace(keys []string, items []T, resourceVersion string) error {
+	return c.replaceIn(nil, keys, items, resourceVersion)
+}
+
+// replaceIn is Replace, or, with a namespace, ReplaceNamespace.
+func (c *queueCore[T]) replaceIn(namespace *string, keys []string, items []T, resourceVersion string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gate.isClosed() {
@@ -265,7 +270,7 @@ func (c *queueCore[T]) replace(keys []string, items []T, resourceVersion string)
 		if _, ok := listed[key]; ok {
 			return
 		}
-		if obj, ok := c.currentLocked(key); ok {
+		if obj, ok := c.currentLocked(key); ok && (namespace == nil || obj.GetObjectMeta().Namespace == *namespace) {
 			missing = append(missing, gone{key, obj})
 		}
 	})
@@ -284,6 +289,9 @@ func (c *queueCore[T]) replace(keys []string, items []T, resourceVersion string)
 		queueMissing()
 	}
 
+	if namespace != nil {
+		return nil
+	}
 	if !c.replaced {
 		c.replaced = true
 		c.initialPending = c.queued.markInitialLocked()

@@ -63,7 +63,12 @@
 //	                 AnnotationChanged, ResourceVersionChanged, And, Or, Not
 //	wait.go          WaitForCacheSync, Syncer, NotSyncedError (why a cache has not synced)
 //	factory.go       Factory, For, Spec: informers shared by key
-//	factory_release.go  Release: stop a Factory's informer and forget it, leaving no watch
+//	factory_namespaces.go  ForNamespaces, NamespacesSpec: multi-namespace informers shared by key
+//	namespaces.go    MultiNamespaceInformer, NewMultiNamespace, MultiNamespaceOptions, NamespaceStatus:
+//	                 one list and watch per namespace (or per namespace a label selector picks), one cache
+//	namespaces_set.go    the set: members, their reflectors, the first list of all of them, freshness per namespace
+//	namespaces_store.go  the store one namespace's reflector writes into
+//	factory_release.go  Release, ReleaseNamespaces: stop a Factory's informer and forget it, leaving no watch
 //	gone.go          Gone: the resource is not served (a CRD deleted); SyncError reports it
 //	errors.go        finding the server's Status inside an error
 //

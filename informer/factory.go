@@ -65,6 +65,9 @@ type factoryKey struct {
 	transform     string
 	queue         QueueKind
 	skipUnchanged bool
+	// namespaces is the set of a multi-namespace informer
+	// (factory_namespaces.go); "" for an ordinary one.
+	namespaces string
 }
 
 // sharedInformer is one informer of a Factory, whatever its type.

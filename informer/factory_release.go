@@ -19,7 +19,18 @@ import (
 // ctx ends first it returns ctx's error; the informer stops all the same.
 // An informer the Factory has not started yet is never started.
 func Release[T meta.Object](ctx context.Context, f *Factory, spec Spec[T]) (bool, error) {
-	key := keyOf(spec)
+	return f.release(ctx, keyOf(spec))
+}
+
+// ReleaseNamespaces is Release for the informer ForNamespaces returns.
+func ReleaseNamespaces[T meta.Object](ctx context.Context, f *Factory, spec NamespacesSpec[T]) (bool, error) {
+	key := keyOf(spec.Spec)
+	key.namespaces = namespacesKey(spec.Namespaces, spec.NamespaceSelector)
+	return f.release(ctx, key)
+}
+
+// release stops and forgets the informer under key.
+func (f *Factory) release(ctx context.Context, key factoryKey) (bool, error) {
 	f.mu.Lock()
 	s, ok := f.informers[key]
 	if !ok {

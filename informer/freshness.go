@@ -73,7 +73,12 @@ func (inf *Informer[T]) StoreResourceVersion() string {
 // time before the first answer. Bookmarks come about once a minute from a
 // real server, so an informer that has not heard from its server for
 // several minutes may be cut off from it.
-func (inf *Informer[T]) LastHeard() time.Time { return inf.refl.LastHeard() }
+func (inf *Informer[T]) LastHeard() time.Time {
+	if inf.multi != nil {
+		return inf.multi.lastHeard()
+	}
+	return inf.refl.LastHeard()
+}
 
 // WaitForFreshness waits until the informer's cache reflects
 // resourceVersion rv — typically the resourceVersion of an object the
@@ -141,11 +146,18 @@ func (inf *Informer[T]) drainedLocked() bool {
 	if inf.queue.Len() != 0 {
 		return false
 	}
-	rv := inf.refl.LastSyncResourceVersion()
+	var rv string
+	if inf.multi != nil {
+		inf.multi.readResumePointsLocked()
+	} else {
+		rv = inf.refl.LastSyncResourceVersion()
+	}
 	if inf.queue.Len() != 0 {
 		return false
 	}
-	if l := inf.fresh.listRV; l != "" && (rv == "" || olderRV(rv, l)) {
+	if inf.multi != nil {
+		rv = inf.multi.caughtUpLocked()
+	} else if l := inf.fresh.listRV; l != "" && (rv == "" || olderRV(rv, l)) {
 		rv = l
 	}
 	inf.caughtUpLocked(rv)
@@ -177,6 +189,12 @@ func (inf *Informer[T]) progressed(rv string, relist bool) {
 		inf.fresh.bookmark = true
 	}
 	if inf.idle != nil && inf.idle.Idle() {
+		if inf.multi != nil {
+			// rv is one namespace's: the cache reflects the oldest
+			// of them.
+			inf.multi.readResumePointsLocked()
+			rv = inf.multi.caughtUpLocked()
+		}
 		inf.caughtUpLocked(rv)
 		inf.log.publishLocked()
 	}

@@ -21,8 +21,8 @@ import "github.com/kubecache/kubecache/reflector"
 // To stop watching for a resource that is gone for good, a Factory's
 // informer is released with Release.
 func (inf *Informer[T]) Gone() *reflector.GoneError {
-	if inf.refl == nil {
-		return nil
+	if inf.multi != nil {
+		return inf.multi.gone()
 	}
 	return inf.refl.Gone()
 }

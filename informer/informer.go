@@ -105,7 +105,10 @@ type Informer[T meta.Object] struct {
 	queue   cache.Queue[T]
 	store   *queueStore[T]
 	refl    *reflector.Reflector[T]
-	log     *eventLog[T]
+	// multi, for an informer over a set of namespaces, holds one
+	// reflector per namespace (namespaces.go); refl is then nil.
+	multi *namespaceSet[T]
+	log   *eventLog[T]
 
 	// mu orders what handlers see: applying a change to the indexer and
 	// appending its notification happen together under it, and so do
@@ -167,6 +170,21 @@ const publishBatch = 64
 // nil, T is not a usable object type, or the options are invalid
 // (ErrInvalidOptions, or the reflector's own).
 func New[T meta.Object](lw reflector.ListerWatcher[T], opts Options[T]) (*Informer[T], error) {
+	inf, err := newCore(opts)
+	if err != nil {
+		return nil, err
+	}
+	refl, err := inf.newReflector(lw, inf.store, "")
+	if err != nil {
+		return nil, err
+	}
+	inf.refl = refl
+	return inf, nil
+}
+
+// newCore returns an informer without its reflector: the queue, the
+// indexer, the log and the handlers.
+func newCore[T meta.Object](opts Options[T]) (*Informer[T], error) {
 	if opts.Reflector.ResyncPeriod != 0 {
 		return nil, fmt.Errorf("new informer: %w: Reflector.ResyncPeriod is set; resync is per handler (HandlerOptions.ResyncPeriod)", ErrInvalidOptions)
 	}
@@ -207,13 +225,22 @@ func New[T meta.Object](lw reflector.ListerWatcher[T], opts Options[T]) (*Inform
 	}
 	inf.idle, _ = inf.queue.(idler)
 	inf.store = &queueStore[T]{inf: inf, q: inf.queue, transform: opts.Transform.Func}
+	return inf, nil
+}
 
-	ropts := opts.Reflector
+// newReflector returns a reflector of lw into store with the informer's
+// reflector options, named name ("" for the options' name or the
+// informer's).
+func (inf *Informer[T]) newReflector(lw reflector.ListerWatcher[T], store reflector.Store[T], name string) (*reflector.Reflector[T], error) {
+	ropts := inf.opts.Reflector
+	if name != "" {
+		ropts.Name = name
+	}
 	if ropts.Name == "" {
 		ropts.Name = inf.name
 	}
-	if ropts.Clock == nil && opts.Clock != nil {
-		ropts.Clock = opts.Clock
+	if ropts.Clock == nil && inf.opts.Clock != nil {
+		ropts.Clock = inf.opts.Clock
 	}
 	userOnError := ropts.OnError
 	ropts.OnError = func(e *reflector.Error) {
@@ -222,12 +249,11 @@ func New[T meta.Object](lw reflector.ListerWatcher[T], opts Options[T]) (*Inform
 			userOnError(e)
 		}
 	}
-	refl, err := reflector.NewReflector[T](lw, inf.store, ropts)
+	refl, err := reflector.NewReflector[T](lw, store, ropts)
 	if err != nil {
 		return nil, fmt.Errorf("new informer %s: %w", inf.name, err)
 	}
-	inf.refl = refl
-	return inf, nil
+	return refl, nil
 }
 
 // Name returns the informer's name.
@@ -268,7 +294,12 @@ func (inf *Informer[T]) SyncError() error {
 
 // LastSyncResourceVersion returns the resourceVersion the cache has reached
 // (see reflector.Reflector.LastSyncResourceVersion).
-func (inf *Informer[T]) LastSyncResourceVersion() string { return inf.refl.LastSyncResourceVersion() }
+func (inf *Informer[T]) LastSyncResourceVersion() string {
+	if inf.multi != nil {
+		return inf.multi.lastSyncResourceVersion()
+	}
+	return inf.refl.LastSyncResourceVersion()
+}
 
 // Run lists, watches and delivers until ctx is cancelled. It returns nil
 // once ctx is cancelled and every goroutine it started has ended —
@@ -279,7 +310,11 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 		return err
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = inf.refl.Run(ctx) })
+	if inf.multi != nil {
+		wg.Go(func() { inf.multi.run(ctx) })
+	} else {
+		wg.Go(func() { _ = inf.refl.Run(ctx) })
+	}
 	wg.Go(func() { inf.processLoop(ctx) })
 	wg.Go(func() { inf.resyncLoop(ctx) })
 	wg.Wait()
