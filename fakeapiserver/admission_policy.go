@@ -9,8 +9,10 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/admission"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
@@ -57,6 +59,23 @@ func (p policyResolver) Equivalents(group, resource, version string) []admission
 	return out
 }
 
+// Merge implements admission.Resolver: a built-in kind's field
+// structure from its OpenAPI schema; custom resources' objects are maps
+// with atomic lists, as their applies treat them.
+func (p policyResolver) Merge(group, version, kind string, obj, config jsonv.Value) jsonv.Value {
+	typ := apply.Type{}
+	gv := version
+	if group != "" {
+		gv = group + "/" + version
+	}
+	if res := p.s.registry.ByKind(gv, kind); res == nil || !res.Custom {
+		if t, ok := apply.ForKind(openapi.Builtin(), openapi.GVK{Group: group, Version: version, Kind: kind}); ok {
+			typ = t
+		}
+	}
+	return apply.Merge(obj, config, typ)
+}
+
 // warningsKey is the context key of a request's response headers, where
 // admission adds its warnings.
 type warningsKey struct{}
@@ -95,41 +114,102 @@ type policyWrite struct {
 
 // admitByPolicies runs the ValidatingAdmissionPolicies on a write; their
 // warnings go to the response, a Deny binding's refusal is returned.
+// Policies and bindings being written are checked first.
 func (s *Server) admitByPolicies(ctx context.Context, w policyWrite) error {
-	if w.meta != nil && w.res.Group == "admissionregistration.k8s.io" {
-		var check func(jsonv.Value) []apistatus.FieldError
-		switch w.res.Name {
-		case "validatingadmissionpolicies":
-			check = admission.CheckPolicy
-		case "validatingadmissionpolicybindings":
-			check = admission.CheckBinding
-		}
-		if check != nil && w.subresource == "" {
-			obj, err := policyObject(w.res.Kind, w.apiVersion, w.meta, w.rest)
-			if err != nil {
-				return err
-			}
-			if errs := check(*obj); len(errs) > 0 {
-				return apistatus.Invalid(w.res.Group, w.res.Kind, w.meta.Name, errs)
-			}
-		}
+	if err := checkPolicyWrite(w); err != nil {
+		return err
 	}
 	if s.policies == nil || !s.policies.Active() {
 		return nil
 	}
+	a, err := s.policyAttributes(ctx, w)
+	if err != nil {
+		return err
+	}
+	warnings, err := s.policies.Validate(a)
+	addContextWarnings(ctx, warnings)
+	return err
+}
+
+// mutateByPolicies runs the MutatingAdmissionPolicies on a create or
+// update: the metadata they change is set in w.meta, the members they
+// made are returned.
+func (s *Server) mutateByPolicies(ctx context.Context, w policyWrite) ([]jsonv.Member, error) {
+	if s.policies == nil || !s.policies.MutatingActive() {
+		return w.rest, nil
+	}
+	a, err := s.policyAttributes(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.policies.Mutate(a)
+	if err != nil {
+		return nil, err
+	}
+	if obj == a.Object || jsonv.Equal(*obj, *a.Object) {
+		return w.rest, nil
+	}
+	m := w.meta
+	var rest []jsonv.Member
+	for _, mem := range obj.Obj {
+		switch mem.Key {
+		case "kind", "apiVersion":
+		case "metadata":
+			var changed meta.ObjectMeta
+			if err := json.Unmarshal(jsonv.Marshal(mem.Value), &changed); err != nil {
+				return nil, apistatus.Internal(err)
+			}
+			m.Labels, m.Annotations, m.Finalizers, m.OwnerReferences = changed.Labels, changed.Annotations, changed.Finalizers, changed.OwnerReferences
+		default:
+			rest = append(rest, mem)
+		}
+	}
+	// The objects the policies made are defaulted again.
+	return s.builtinDecoded(w.res, w.apiVersion, m, rest), nil
+}
+
+// checkPolicyWrite validates a ValidatingAdmissionPolicy or binding being
+// written.
+func checkPolicyWrite(w policyWrite) error {
+	if w.meta == nil || w.res.Group != "admissionregistration.k8s.io" || w.subresource != "" {
+		return nil
+	}
+	var check func(jsonv.Value) []apistatus.FieldError
+	switch w.res.Name {
+	case "validatingadmissionpolicies":
+		check = admission.CheckPolicy
+	case "validatingadmissionpolicybindings":
+		check = admission.CheckBinding
+	case "mutatingadmissionpolicies":
+		check = admission.CheckMutatingPolicy
+	default:
+		return nil
+	}
+	obj, err := policyObject(w.res.Kind, w.apiVersion, w.meta, w.rest)
+	if err != nil {
+		return err
+	}
+	if errs := check(*obj); len(errs) > 0 {
+		return apistatus.Invalid(w.res.Group, w.res.Kind, w.meta.Name, errs)
+	}
+	return nil
+}
+
+// policyAttributes describes a write for the policies.
+func (s *Server) policyAttributes(ctx context.Context, w policyWrite) (*admission.Attributes, error) {
 	version := w.apiVersion
 	if _, v, ok := strings.Cut(version, "/"); ok {
 		version = v
 	}
 	a := &admission.Attributes{
 		Operation: w.op, Group: w.res.Group, Version: version, Resource: w.res.Name, Subresource: w.subresource,
-		Kind: w.res.Kind, Name: w.name, DryRun: w.dryRun,
+		Kind: w.res.Kind, Name: w.name, DryRun: w.dryRun, Authorize: s.policyAuthorize,
 	}
 	if w.meta != nil {
 		a.Namespace = w.meta.Namespace
 		obj, err := policyObject(w.res.Kind, w.apiVersion, w.meta, w.rest)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		a.Object = obj
 	}
@@ -137,7 +217,7 @@ func (s *Server) admitByPolicies(ctx context.Context, w policyWrite) error {
 		a.Namespace = w.old.Meta.Namespace
 		doc, err := w.old.Document()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		doc.Set("apiVersion", jsonv.NewString(w.apiVersion))
 		a.OldObject = &doc
@@ -155,10 +235,7 @@ func (s *Server) admitByPolicies(ctx context.Context, w policyWrite) error {
 	if u, ok := auth.UserFrom(ctx); ok {
 		a.User = admission.User{Name: u.Name, Groups: u.Groups}
 	}
-	a.Authorize = s.policyAuthorize
-	warnings, err := s.policies.Validate(a)
-	addContextWarnings(ctx, warnings)
-	return err
+	return a, nil
 }
 
 // policyObject assembles the document policies see as object.

@@ -149,6 +149,15 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	}
 	warnings := s.builtinWarnings(res, in.APIVersion, in.Rest, in.Warnings)
 	rest := s.builtinDecoded(res, in.APIVersion, m, initialStatus(res, in.Rest))
+	reqName := m.Name
+	if generated {
+		reqName = ""
+	}
+	rest, err := s.mutateByPolicies(ctx, policyWrite{op: "CREATE", res: res, apiVersion: in.APIVersion, name: reqName, meta: m, rest: rest,
+		options: writeOptionsDoc("CreateOptions", wo), dryRun: wo.dryRun})
+	if err != nil {
+		return nil, nil, err
+	}
 	if errs := validation.CustomValues(res, rest, nil); len(errs) > 0 {
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
@@ -186,13 +195,9 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 			return nil, nil, apistatus.Internal(err)
 		}
 	}
-	rest, err := s.builtinAdmitCreate(res, in.APIVersion, m, rest, wo.dryRun)
+	rest, err = s.builtinAdmitCreate(res, in.APIVersion, m, rest, wo.dryRun)
 	if err != nil {
 		return nil, nil, err
-	}
-	reqName := m.Name
-	if generated {
-		reqName = ""
 	}
 	if err := s.admitByPolicies(ctx, policyWrite{op: "CREATE", res: res, apiVersion: in.APIVersion, name: reqName, meta: m, rest: rest,
 		options: writeOptionsDoc("CreateOptions", wo), dryRun: wo.dryRun}); err != nil {

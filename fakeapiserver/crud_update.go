@@ -168,7 +168,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 			}
 			rest = doc.Obj
 		}
-	} else if rest, decoded, err = s.prepareMainUpdate(res, old, m, newRest, oldRest, subresource, apiVersion, dryRun); err != nil {
+	} else if rest, decoded, err = s.prepareMainUpdate(ctx, res, cur, m, newRest, oldRest, subresource, manager, apiVersion, dryRun); err != nil {
 		return nil, err
 	}
 	if errs := validation.CustomValues(res, rest, oldRest); len(errs) > 0 {
@@ -180,7 +180,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 		}
 	}
 	if err := s.admitByPolicies(ctx, policyWrite{op: "UPDATE", res: res, apiVersion: apiVersion, subresource: subresource, name: m.Name, meta: m, rest: rest, old: cur,
-		options: writeOptionsDoc("UpdateOptions", writeOptions{manager: manager})}); err != nil {
+		options: writeOptionsDoc("UpdateOptions", writeOptions{manager: manager, dryRun: dryRun}), dryRun: dryRun}); err != nil {
 		return nil, err
 	}
 	m.ResourceVersion = old.ResourceVersion
@@ -236,7 +236,8 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 // admission, and the generation. m (the new metadata) is changed in
 // place; it returns the members to store and, for a built-in kind, the
 // decoded members managedFields are recorded from.
-func (s *Server) prepareMainUpdate(res *registry.Resource, old, m *meta.ObjectMeta, newRest, oldRest []jsonv.Member, subresource, apiVersion string, dryRun bool) (rest []jsonv.Member, decoded []byte, err error) {
+func (s *Server) prepareMainUpdate(ctx context.Context, res *registry.Resource, cur *storage.Object, m *meta.ObjectMeta, newRest, oldRest []jsonv.Member, subresource, manager, apiVersion string, dryRun bool) (rest []jsonv.Member, decoded []byte, err error) {
+	old := cur.Meta
 	rest = newRest
 	if res.HasStatus() {
 		rest = storage.ReplaceMember(newRest, "status", storage.FindMember(oldRest, "status"))
@@ -272,6 +273,10 @@ func (s *Server) prepareMainUpdate(res *registry.Resource, old, m *meta.ObjectMe
 		rest = s.builtinDecoded(res, apiVersion, m, rest)
 		if !res.Custom {
 			decoded = storage.EncodeRest(rest)
+		}
+		if rest, err = s.mutateByPolicies(ctx, policyWrite{op: "UPDATE", res: res, apiVersion: apiVersion, name: m.Name, meta: m, rest: rest, old: cur,
+			options: writeOptionsDoc("UpdateOptions", writeOptions{manager: manager, dryRun: dryRun}), dryRun: dryRun}); err != nil {
+			return nil, nil, err
 		}
 		if rest, err = s.builtinAdmitUpdate(res, apiVersion, m, rest, oldRest, dryRun); err != nil {
 			return nil, nil, err

@@ -4,7 +4,8 @@
 // schemas, ratcheting, CEL rules (passing, failing, transition rules, a
 // rule that does not compile), two versions with a deprecated one, and
 // ValidatingAdmissionPolicies (Deny, Warn, params, a policy that does
-// not compile).
+// not compile) and MutatingAdmissionPolicies (ApplyConfiguration, JSON
+// patch).
 // Causes are compared as sets: the real server orders them as Go map
 // iteration does.
 //
@@ -12,5 +13,6 @@
 //
 //	crd_test.go     the rows
 //	client_test.go  raw requests, the CRDs' set-up and clean-up
-//	policy_test.go  the admission policy rows
+//	policy_test.go  the validating admission policy rows
+//	mutating_test.go the mutating admission policy row
 package crd

@@ -19,6 +19,8 @@ type compiledPolicy struct {
 	// has none).
 	messages    []program
 	annotations []program
+	// vt declares the variables (mutations compile with it too).
+	vt *varTypes
 }
 
 type compiledVar struct {
@@ -38,6 +40,7 @@ func compilePolicy(p validatingPolicy) *compiledPolicy {
 	cp := &compiledPolicy{policy: p, varIndex: map[string]int{}}
 	spec := envSpec{params: p.Spec.ParamKind != nil, authorizer: true, variables: len(p.Spec.Variables) > 0}
 	vt := newVarTypes()
+	cp.vt = vt
 	for _, v := range p.Spec.Variables {
 		env, err := newEnv(vt, spec)
 		if err != nil {

@@ -26,6 +26,9 @@ type Resolver interface {
 	// Equivalents lists the other versions a resource is served at whose
 	// objects convert from the request's (matchPolicy Equivalent).
 	Equivalents(group, resource, version string) []Equivalent
+	// Merge lays an ApplyConfiguration over an object of a kind with
+	// the kind's field structure (associative lists by key...).
+	Merge(group, version, kind string, obj, config jsonv.Value) jsonv.Value
 }
 
 // Dispatcher runs the stored ValidatingAdmissionPolicies on requests.
@@ -34,8 +37,14 @@ type Dispatcher struct {
 	store *storage.Store
 	src   Resolver
 
-	mu    sync.Mutex
-	cache map[string]cachedPolicy
+	mu     sync.Mutex
+	cache  map[string]cachedPolicy
+	mcache map[string]cachedMutating
+}
+
+type cachedMutating struct {
+	rv string
+	cm *compiledMutating
 }
 
 type cachedPolicy struct {
@@ -46,7 +55,7 @@ type cachedPolicy struct {
 // NewDispatcher returns a dispatcher reading policies, bindings,
 // namespaces and params from store.
 func NewDispatcher(store *storage.Store, src Resolver) *Dispatcher {
-	return &Dispatcher{store: store, src: src, cache: map[string]cachedPolicy{}}
+	return &Dispatcher{store: store, src: src, cache: map[string]cachedPolicy{}, mcache: map[string]cachedMutating{}}
 }
 
 // decision is a denial (or a failure to deny) of one validation.
@@ -67,7 +76,7 @@ func (d *Dispatcher) Validate(a *Attributes) ([]string, error) {
 	if len(policies) == 0 {
 		return nil, nil
 	}
-	bindings := d.bindings()
+	bindings := d.bindingsIn(validatingBindings)
 	var denied []decision
 	var warnings []string
 	configError := func(cp *compiledPolicy, binding string, msg string) {
@@ -218,9 +227,10 @@ func (d *Dispatcher) policies() []*compiledPolicy {
 	return out
 }
 
-// bindings returns the stored bindings by policy name, in name order.
-func (d *Dispatcher) bindings() map[string][]policyBinding {
-	objs, _ := d.store.Current(validatingBindings)
+// bindingsIn returns the bindings stored in table by policy name, in
+// name order.
+func (d *Dispatcher) bindingsIn(table string) map[string][]policyBinding {
+	objs, _ := d.store.Current(table)
 	out := map[string][]policyBinding{}
 	objs.Ascend("", func(_ string, o *storage.Object) bool {
 		doc, err := o.Document()
@@ -253,5 +263,11 @@ func (d *Dispatcher) namespace(name string) *jsonv.Value {
 // none is, a request need not be prepared for Validate.
 func (d *Dispatcher) Active() bool {
 	objs, _ := d.store.Current(validatingPolicies)
+	return objs.Len() > 0
+}
+
+// MutatingActive reports whether any MutatingAdmissionPolicy is stored.
+func (d *Dispatcher) MutatingActive() bool {
+	objs, _ := d.store.Current(mutatingPolicies)
 	return objs.Len() > 0
 }

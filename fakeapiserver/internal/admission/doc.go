@@ -1,6 +1,7 @@
 // Package admission runs the admission policies a real kube-apiserver
 // runs: ValidatingAdmissionPolicies bound by
-// ValidatingAdmissionPolicyBindings, their CEL expressions compiled with
+// ValidatingAdmissionPolicyBindings and MutatingAdmissionPolicies bound
+// by MutatingAdmissionPolicyBindings, their CEL expressions compiled with
 // github.com/google/cel-go in the environment of the real server
 // (object, oldObject, request, params, namespaceObject, authorizer,
 // variables) and their refusals and warnings in its words.
@@ -23,4 +24,11 @@
 //   - authz.go: the authorizer variables.
 //   - dispatch.go: Dispatcher, every policy and binding against one
 //     request, and the refusal.
+//   - check.go: CheckPolicy and CheckBinding, a validating policy or
+//     binding being written. check_mutating.go: CheckMutatingPolicy.
+//   - mutating.go: MutatingAdmissionPolicies: their mutations compiled
+//     and applied (ApplyConfiguration merged with the kind's field
+//     structure, JSONPatch), Dispatcher.Mutate and its refusal.
+//   - patchtypes.go: the Object and JSONPatch types mutations build,
+//     jsonpatch.escapeKey, and their values as documents.
 package admission

@@ -33,6 +33,8 @@ type envSpec struct {
 	// variables declares the variables object (only policies with
 	// variables have it).
 	variables bool
+	// patchTypes declares Object and JSONPatch (mutations).
+	patchTypes bool
 }
 
 // varTypes declares a policy's variables (in order: each sees the ones
@@ -41,6 +43,8 @@ type varTypes struct {
 	*types.Registry
 	names  []string
 	fields map[string]*types.Type
+	// patch declares the mutation types too.
+	patch bool
 }
 
 func newVarTypes() *varTypes {
@@ -59,6 +63,9 @@ func (v *varTypes) add(name string, t *types.Type) {
 
 // FindStructType implements types.Provider.
 func (v *varTypes) FindStructType(name string) (*types.Type, bool) {
+	if t, ok := patchStructType(name); ok && v.patch {
+		return t, true
+	}
 	if name == varsTypeName {
 		return types.NewTypeTypeWithParam(types.NewObjectType(varsTypeName)), true
 	}
@@ -76,6 +83,9 @@ func (v *varTypes) FindStructFieldNames(name string) ([]string, bool) {
 // FindStructFieldType implements types.Provider: a variable is
 // evaluated the first time an expression reads it.
 func (v *varTypes) FindStructFieldType(name, field string) (*types.FieldType, bool) {
+	if ft, ok := patchFieldType(name, field); ok && v.patch {
+		return ft, true
+	}
 	if name != varsTypeName {
 		return v.Registry.FindStructFieldType(name, field)
 	}
@@ -100,6 +110,9 @@ func (v *varTypes) FindStructFieldType(name, field string) (*types.FieldType, bo
 
 // NewValue implements types.Provider.
 func (v *varTypes) NewValue(name string, fields map[string]ref.Val) ref.Val {
+	if v.patch && (isObjectType(name) || name == jsonPatchTypeName) {
+		return newObjectVal(name, fields)
+	}
 	if name == varsTypeName {
 		return types.NewErr("cannot create %s", name)
 	}
@@ -108,6 +121,11 @@ func (v *varTypes) NewValue(name string, fields map[string]ref.Val) ref.Val {
 
 // newEnv builds the environment of a policy's expressions.
 func newEnv(vt *varTypes, spec envSpec) (*cel.Env, error) {
+	if spec.patchTypes {
+		pv := *vt
+		pv.patch = true
+		vt = &pv
+	}
 	opts := []cel.EnvOption{
 		cel.CustomTypeProvider(vt),
 		cel.Variable("object", cel.DynType),
@@ -123,6 +141,9 @@ func newEnv(vt *varTypes, spec envSpec) (*cel.Env, error) {
 	}
 	if spec.authorizer {
 		opts = append(opts, authorizerOptions()...)
+	}
+	if spec.patchTypes {
+		opts = append(opts, patchTypeOptions()...)
 	}
 	return cel.NewEnv(append(opts, kcel.Libraries()...)...)
 }

@@ -92,26 +92,10 @@ func (d *Dispatcher) validate(cp *compiledPolicy, in *inputs, param *jsonv.Value
 		}
 		return []decision{{message: msg}}
 	}
-	if len(cp.conditions) > 0 {
-		act := newActivation(cp, in.vals(cp, param, false))
-		budget := int64(matchConditionLimit)
-		var errs []string
-		for _, c := range cp.conditions {
-			r, err := act.eval(c.prog, &budget)
-			if err != nil {
-				return fail(err.Error())
-			}
-			if r.err != "" {
-				errs = append(errs, r.err)
-				continue
-			}
-			if r.val == types.False {
-				return nil
-			}
-		}
-		if len(errs) > 0 {
-			return fail(aggregate(errs))
-		}
+	if ok, msg := cp.conditionsHold(in, param); msg != "" {
+		return fail(msg)
+	} else if !ok {
+		return nil
 	}
 	act := newActivation(cp, in.vals(cp, param, true))
 	budget := int64(runtimeBudget)
@@ -151,6 +135,35 @@ func (d *Dispatcher) validate(cp *compiledPolicy, in *inputs, param *jsonv.Value
 		}
 	}
 	return append(out, d.annotations(cp, in, param)...)
+}
+
+// conditionsHold evaluates the match conditions (their own budget, no
+// namespaceObject): false when one is false; msg, when set, is why they
+// could not be decided (errors when none was false).
+func (cp *compiledPolicy) conditionsHold(in *inputs, param *jsonv.Value) (ok bool, msg string) {
+	if len(cp.conditions) == 0 {
+		return true, ""
+	}
+	act := newActivation(cp, in.vals(cp, param, false))
+	budget := int64(matchConditionLimit)
+	var errs []string
+	for _, c := range cp.conditions {
+		r, err := act.eval(c.prog, &budget)
+		if err != nil {
+			return false, err.Error()
+		}
+		if r.err != "" {
+			errs = append(errs, r.err)
+			continue
+		}
+		if r.val == types.False {
+			return false, ""
+		}
+	}
+	if len(errs) > 0 {
+		return false, aggregate(errs)
+	}
+	return true, ""
 }
 
 // failureMessage is what a failed validation says: its messageExpression's

@@ -26,7 +26,8 @@
 //   - types.go: Type (ForKind, ForSchema) and how a value is classified.
 //   - walk.go: the field set of a configuration, and comparing versions.
 //   - merge.go: merging a configuration into the live object (the
-//     server's list order) and removing fields.
+//     server's list order; Merge, without ownership, for mutating
+//     admission policies) and removing fields.
 //   - fieldset.go: paths, sets of paths, FieldsV1 encoding, paths as
 //     conflict messages print them.
 //   - managers.go: managedFields entries, their order and the cap on

@@ -234,3 +234,13 @@ func remove(v jsonv.Value, n node, drop fieldSet, path string) (jsonv.Value, boo
 	}
 	return v, false
 }
+
+// Merge lays config over live as an apply merges them, without
+// ownership: what a mutating admission policy's ApplyConfiguration does
+// to the object of a request.
+func Merge(live, config jsonv.Value, t Type) jsonv.Value {
+	if out := merge(&live, &config, t.rootNode()); out != nil {
+		return *out
+	}
+	return jsonv.Value{Kind: jsonv.Null}
+}

@@ -9,6 +9,10 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 )
 
+// ErrTestFailed is wrapped by the error of a JSON patch whose test
+// operation did not hold.
+var ErrTestFailed = errors.New("test failed")
+
 // MaxOperations is the most operations one JSON patch may hold, as on the
 // real server.
 const MaxOperations = 10000
@@ -64,7 +68,7 @@ func JSON(target []byte, patchDoc []byte) (jsonv.Value, error) {
 			if errors.As(err, &cl) {
 				return jsonv.Value{}, &ApplyError{Msg: cl.Error()}
 			}
-			return jsonv.Value{}, &ApplyError{Msg: fmt.Sprintf("operation %d (%s %q): %s", op.index, op.op, op.path, err)}
+			return jsonv.Value{}, &ApplyError{Msg: fmt.Sprintf("operation %d (%s %q): %s", op.index, op.op, op.path, err), Err: err}
 		}
 	}
 	return doc, nil
@@ -173,7 +177,7 @@ func (op operation) apply(doc jsonv.Value, copied *int64) (jsonv.Value, error) {
 			return doc, err
 		}
 		if !jsonv.Equal(*v, *op.value) {
-			return doc, fmt.Errorf("test failed: value differs")
+			return doc, fmt.Errorf("%w: value differs", ErrTestFailed)
 		}
 		return doc, nil
 	case "":

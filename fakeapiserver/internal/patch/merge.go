@@ -13,10 +13,17 @@ type DecodeError struct{ Msg string }
 func (e *DecodeError) Error() string { return e.Msg }
 
 // ApplyError reports a valid patch that could not be applied.
-type ApplyError struct{ Msg string }
+type ApplyError struct {
+	Msg string
+	// Err is the operation's own error, when there is one.
+	Err error
+}
 
 // Error returns the reason the patch did not apply.
 func (e *ApplyError) Error() string { return e.Msg }
+
+// Unwrap returns the operation's own error (ErrTestFailed ...).
+func (e *ApplyError) Unwrap() error { return e.Err }
 
 // Merge applies an RFC 7386 merge patch to target and returns the result.
 // target is not modified. Keys already in target keep their position; keys
