@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kubecache/kubecache/clock"
+	"github.com/kubecache/kubecache/controllers/daemonset"
 	"github.com/kubecache/kubecache/controllers/deployment"
 	"github.com/kubecache/kubecache/controllers/endpointslice"
 	"github.com/kubecache/kubecache/controllers/job"
@@ -90,6 +91,8 @@ func New(client *rest.Client, opts Options) (*Manager, error) {
 // build returns the named controller.
 func build(env kit.Env, name string, opts Options) (runner, error) {
 	switch name {
+	case DaemonSet:
+		return daemonset.New(env)
 	case Deployment:
 		return deployment.New(env, deployment.Options{})
 	case EndpointSlice:

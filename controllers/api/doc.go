@@ -24,6 +24,8 @@
 //	owner.go          controller references: who owns an object
 //	replicaset.go     ReplicaSet
 //	deployment.go     Deployment, its strategy and its conditions
+//	daemonset.go      DaemonSet and its update strategy
+//	nodeaffinity.go   whether a node satisfies a pod's node selector and required affinity
 //	statefulset.go    StatefulSet, its update strategy and the labels it puts on pods
 //	revision.go       ControllerRevision and the pod template it holds
 //	claim.go          PersistentVolumeClaim

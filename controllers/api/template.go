@@ -104,3 +104,19 @@ func TemplateHash(t *PodTemplate, collisionCount *int32) string {
 	}
 	return string(out)
 }
+
+// SpecMap decodes the template's spec as a JSON object, numbers kept as
+// written, for a controller that adds fields to the pods it makes
+// (hostname, volumes, affinity) and passes the rest through.
+func (t *PodTemplate) SpecMap() (map[string]any, error) {
+	spec := map[string]any{}
+	if len(t.Spec) == 0 {
+		return spec, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(t.Spec))
+	d.UseNumber()
+	if err := d.Decode(&spec); err != nil {
+		return nil, fmt.Errorf("pod template spec: %w", err)
+	}
+	return spec, nil
+}

@@ -25,5 +25,6 @@
 //	index.go        the by-controller index on shared informers
 //	claim.go        Claim: adopting orphans and releasing objects that stopped matching
 //	write.go        merge patches and status writes
+//	revisions.go    ControllerRevisions: the revision of a template, renumbering on rollback, history limits
 //	podevents.go    WatchOwnedPods: the pod handler of every pod-owning controller, with its expectations
 package kit

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/kubecache/kubecache/controllers/api"
 )
@@ -91,7 +90,7 @@ func fits(p *api.Pod, req map[string]int64, n *nodeInfo) []string {
 			return []string{reasonTaint}
 		}
 	}
-	if !matchesNodeSelector(p, n.node) {
+	if !api.MatchesNodeSelector(&p.Spec, n.node) {
 		return []string{reasonAffinity}
 	}
 	var short []string
@@ -114,71 +113,4 @@ func fits(p *api.Pod, req map[string]int64, n *nodeInfo) []string {
 		}
 	}
 	return short
-}
-
-// matchesNodeSelector reports whether node satisfies p's nodeSelector and
-// its required node affinity.
-func matchesNodeSelector(p *api.Pod, node *api.Node) bool {
-	for k, v := range p.Spec.NodeSelector {
-		if got, ok := node.Labels[k]; !ok || got != v {
-			return false
-		}
-	}
-	a := p.Spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return true
-	}
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		if matchesTerm(term, node) {
-			return true
-		}
-	}
-	return false
-}
-
-// matchesTerm reports whether node satisfies every requirement of term;
-// a term with none matches no node.
-func matchesTerm(term api.NodeSelectorTerm, node *api.Node) bool {
-	if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
-		return false
-	}
-	for _, r := range term.MatchExpressions {
-		v, ok := node.Labels[r.Key]
-		if !matchRequirement(r, v, ok) {
-			return false
-		}
-	}
-	for _, r := range term.MatchFields {
-		if r.Key != "metadata.name" || !matchRequirement(r, node.Name, true) {
-			return false
-		}
-	}
-	return true
-}
-
-func matchRequirement(r api.NodeSelectorRequirement, v string, present bool) bool {
-	switch r.Operator {
-	case "In":
-		return present && slices.Contains(r.Values, v)
-	case "NotIn":
-		return !present || !slices.Contains(r.Values, v)
-	case "Exists":
-		return present
-	case "DoesNotExist":
-		return !present
-	case "Gt", "Lt":
-		if !present || len(r.Values) != 1 {
-			return false
-		}
-		have, err1 := strconv.ParseInt(v, 10, 64)
-		want, err2 := strconv.ParseInt(r.Values[0], 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if r.Operator == "Gt" {
-			return have > want
-		}
-		return have < want
-	}
-	return false
 }

@@ -73,7 +73,7 @@ func (s *Scheduler) score(p *api.Pod, n *nodeInfo) int {
 	sc := (free("cpu", cpu) + free("memory", mem)) / 2
 	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			if matchesTerm(t.Preference, n.node) {
+			if api.MatchesTerm(t.Preference, n.node) {
 				sc += int(t.Weight)
 			}
 		}

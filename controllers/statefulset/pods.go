@@ -1,7 +1,6 @@
 package statefulset
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -74,13 +73,9 @@ func claimName(t claimTemplate, set *api.StatefulSet, ordinal int) string {
 // labels, and a volume for each claim template.
 func buildPod(set *api.StatefulSet, template *api.PodTemplate, revision string, ordinal int) (*newPod, error) {
 	name := fmt.Sprintf("%s-%d", set.Name, ordinal)
-	spec := map[string]any{}
-	if len(template.Spec) > 0 {
-		d := json.NewDecoder(bytes.NewReader(template.Spec))
-		d.UseNumber()
-		if err := d.Decode(&spec); err != nil {
-			return nil, fmt.Errorf("pod template spec: %w", err)
-		}
+	spec, err := template.SpecMap()
+	if err != nil {
+		return nil, err
 	}
 	spec["hostname"] = name
 	if set.Spec.ServiceName != "" {

@@ -67,11 +67,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if set.Spec.MinReadySeconds > 0 && st.ReadyReplicas != st.AvailableReplicas {
 		c.loop.AddAfter(key, nextAvailable(pods, set.Spec.MinReadySeconds, now))
 	}
-	all := make([]*api.Pod, len(pods))
-	for i, p := range pods {
-		all[i] = p.Pod
-	}
-	return c.truncateHistory(ctx, set, revs, all)
+	return c.truncateHistory(ctx, set, revs, pods)
 }
 
 // podAt is a pod of the set with its ordinal.

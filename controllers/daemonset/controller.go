@@ -1,0 +1,95 @@
+package daemonset
+
+import (
+	"context"
+
+	"github.com/kubecache/kubecache/controllers/api"
+	"github.com/kubecache/kubecache/controllers/kit"
+	"github.com/kubecache/kubecache/informer"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/selector"
+)
+
+// Name is the controller's name, the source of its events.
+const Name = "daemonset-controller"
+
+// kind and apiVersion of the objects this controller owns pods for.
+const (
+	kind       = "DaemonSet"
+	apiVersion = "apps/v1"
+)
+
+// Controller is the DaemonSet controller. Build it with New, run it with
+// Run.
+type Controller struct {
+	env    kit.Env
+	loop   *kit.Loop
+	dss    *informer.Informer[*api.DaemonSet]
+	pods   *informer.Informer[*api.Pod]
+	nodes  *informer.Informer[*api.Node]
+	revs   *informer.Informer[*api.ControllerRevision]
+	expect *kit.Expectations
+}
+
+// ownerKey returns the key of the DaemonSet that controls an object.
+var ownerKey = kit.OwnerKeyOf(kind)
+
+// New builds the controller on env's shared informers and registers its
+// handlers. The caller runs env.Factory (and env.Events).
+func New(env kit.Env) (*Controller, error) {
+	env = env.WithDefaults()
+	c := &Controller{env: env, expect: kit.NewExpectations()}
+	c.loop = kit.NewLoop(env, Name, c.sync)
+	var err error
+	if c.dss, err = kit.Shared[*api.DaemonSet](env, "daemonsets.v1.apps"); err != nil {
+		return nil, err
+	}
+	if c.pods, err = kit.Pods(env); err != nil {
+		return nil, err
+	}
+	if c.nodes, err = kit.Nodes(env); err != nil {
+		return nil, err
+	}
+	if c.revs, err = kit.ControllerRevisions(env); err != nil {
+		return nil, err
+	}
+	for _, err := range []error{kit.IndexByController(c.pods), kit.IndexByController(c.revs)} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	owned := func(r *api.ControllerRevision) []string {
+		if key, ok := ownerKey(&r.ObjectMeta); ok {
+			return []string{key}
+		}
+		return nil
+	}
+	// Any node change may change where daemons run: every DaemonSet
+	// looks again.
+	everyDaemonSet := func(*api.Node) []string {
+		var keys []string
+		for _, ds := range c.dss.Lister().List(selector.Everything()) {
+			keys = append(keys, meta.Key(ds))
+		}
+		return keys
+	}
+	for _, err := range []error{
+		kit.Watch(c.loop, c.dss, kit.SelfKey[*api.DaemonSet]),
+		kit.Watch(c.loop, c.revs, owned),
+		kit.Watch(c.loop, c.nodes, everyDaemonSet),
+		kit.WatchOwnedPods(c.loop, c.pods, c.expect, ownerKey, nil),
+	} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Run reconciles DaemonSets until ctx is cancelled.
+func (c *Controller) Run(ctx context.Context) error { return c.loop.Run(ctx, 2) }
+
+// event records an event about ds.
+func (c *Controller) event(ds *api.DaemonSet, typ, reason, format string, args ...any) {
+	c.env.Events.Eventf(kit.Source{Component: Name}, api.RefTo(&ds.ObjectMeta, apiVersion, kind), typ, reason, format, args...)
+}
