@@ -31,6 +31,8 @@
 //   - decode.go: protobuf to JSON, by the table.
 //   - quantity.go: the canonical form of a resource.Quantity.
 //   - schema.go: the table's types and its resolution into messages.
+//   - table_api.go: the table and the wire reader opened to decoders of
+//     their own (MessageOf, FieldInfo, ValueJSON, ReadField).
 //   - zz_generated_schema.go: the table, written by e2e/kubeproto/gen.
 //   - wire.go: varints, tags and length-delimited fields, bounds-checked.
 //   - jsonparse.go: a JSON parser that keeps each value's input bytes.

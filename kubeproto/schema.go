@@ -93,6 +93,8 @@ func (f *field) has(fl fieldFlags) bool { return f.flags&fl != 0 }
 type registry struct {
 	messages map[string]*message
 	kinds    map[[2]string]*message
+	// groups holds every apiVersion that has a kind.
+	groups map[string]struct{}
 }
 
 var (
@@ -109,7 +111,7 @@ func schema() (*registry, error) {
 
 // resolve links the generated rows into messages.
 func resolve(defs []messageDef, kinds []kindDef) (*registry, error) {
-	r := &registry{messages: make(map[string]*message, len(defs)), kinds: make(map[[2]string]*message, len(kinds))}
+	r := &registry{messages: make(map[string]*message, len(defs)), kinds: make(map[[2]string]*message, len(kinds)), groups: map[string]struct{}{}}
 	for _, d := range defs {
 		r.messages[d.name] = &message{name: d.name}
 	}
@@ -145,6 +147,7 @@ func resolve(defs []messageDef, kinds []kindDef) (*registry, error) {
 			return nil, fmt.Errorf("kubeproto: kind %s %s refers to unknown message %s", k.apiVersion, k.kind, k.message)
 		}
 		r.kinds[[2]string{k.apiVersion, k.kind}] = m
+		r.groups[k.apiVersion] = struct{}{}
 	}
 	return r, nil
 }

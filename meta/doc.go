@@ -56,4 +56,13 @@
 //	fast_decode_scalars.go  its leaf decoders (strings, numbers, Time, the hand-off to encoding/json)
 //	fast_metadata_codec.go  the hand-written ObjectMeta codec behind Unstructured and PartialObjectMetadata
 //	fast_scan.go            the validating JSON scanner under all of the above; SyntaxError
+//
+// The protobuf path, for built-in kinds a server sends in the Kubernetes
+// protobuf encoding: the same objects Decode gives for the server's JSON
+// (tests compare every fixture of the kubeproto table), decoded by a plan
+// per (type, message) from the kubeproto table:
+//
+//	protobuf_decode.go      DecodeProtobuf, DecodeProtobufBody, ProtobufDecodable; the plan
+//	protobuf_values.go      the walk over a message and its leaf decoders
+//	protobuf_peek.go        PeekProtobuf, DecodeProtobufListMeta
 package meta

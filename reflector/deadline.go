@@ -63,7 +63,11 @@ func (r *Reflector[T]) startDeadline(ctx context.Context, d time.Duration) (cont
 // unanswered when the deadline expired before any answer came.
 func (r *Reflector[T]) openWatch(ctx context.Context, d time.Duration, opts ListOptions, known Known[T], unanswered func(error) outcome) (watch.Interface[T], *deadline, outcome) {
 	wctx, dl := r.startDeadline(ctx, d)
+	wctx, wire := withWireNote(wctx)
 	w, err := r.lw.Watch(wctx, opts, known)
+	if err == nil && *wire != "" {
+		r.trace(WatchOpened{Wire: *wire})
+	}
 	if ctx.Err() == nil && err == nil {
 		return w, dl, outcome{}
 	}

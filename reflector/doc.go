@@ -108,6 +108,8 @@
 //	lister_watcher.go       ListerWatcher, Known, ListWatch
 //	list_watch_client.go    Source, NewListWatch and NewListWatchFromClient over rest
 //	                        (selectors, metadata-only lists, watch transport), ParseResource
+//	wire.go                 the wire format of NewListWatch (Source.Wire: protobuf for built-in
+//	                        kinds, JSON otherwise), its protobuf decoding, WatchOpened
 //	mirror.go               Mirror, the folded form
 //	options.go              ListOptions (the query), Options, Backoff
 //	store.go                Store and what a store may add: BulkReplacer, Lookup, Resyncer, Bookmarker

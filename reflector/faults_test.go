@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/fakeapiserver"
+	"github.com/kubecache/kubecache/rest"
 	"github.com/kubecache/kubecache/watch"
 )
 
@@ -297,5 +298,5 @@ func TestFaultServerIgnoresLimit(t *testing.T) {
 	l.waitTrace("the consistent relist", func() bool { return len(tracesOf[Replaced](l)) == 2 })
 	pages := tracesOf[ListPageReceived](l)
 	last := pages[len(pages)-1]
-	assert.Equal(t, ListPageReceived{Page: 1, Items: 9, ResourceVersion: last.ResourceVersion}, last, "one page with everything")
+	assert.Equal(t, ListPageReceived{Page: 1, Items: 9, ResourceVersion: last.ResourceVersion, Wire: rest.WireJSON}, last, "one page with everything")
 }

@@ -151,7 +151,8 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 		if reuse {
 			known = buf.knownFunc()
 		}
-		lm, err := r.lw.List(ctx, opts, known, buf.add)
+		lctx, wire := withWireNote(ctx)
+		lm, err := r.lw.List(lctx, opts, known, buf.add)
 		if ctx.Err() != nil {
 			return outcome{stopped: true}
 		}
@@ -170,7 +171,7 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 			}
 			return outcome{err: err}
 		}
-		r.trace(ListPageReceived{Page: page, Items: buf.n - before, ResourceVersion: lm.ResourceVersion, More: lm.Continue != ""})
+		r.trace(ListPageReceived{Page: page, Items: buf.n - before, ResourceVersion: lm.ResourceVersion, More: lm.Continue != "", Wire: *wire})
 		if listRV == "" {
 			// Every page reports the first page's resourceVersion.
 			listRV = lm.ResourceVersion

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kubecache/kubecache/kubeproto"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/rest"
 	"github.com/kubecache/kubecache/selector"
@@ -34,6 +35,15 @@ type Source struct {
 	// Transport is how watches receive events: chunked HTTP (the zero
 	// value) or a websocket. Lists are plain requests either way.
 	Transport rest.WatchTransport
+	// Wire is the encoding lists and watches ask for. The zero value,
+	// rest.WireAuto, asks for protobuf for a built-in kind (one the
+	// kubeproto table holds) decoded into a struct type or
+	// PartialObjectMetadata, watched over HTTP, and for JSON otherwise
+	// (custom resources, Unstructured, websockets); rest.WireJSON and
+	// rest.WireProtobuf force one (Unstructured is then converted from
+	// protobuf through JSON). A server that answers JSON to a request for
+	// protobuf is read as JSON; the trace reports each response's wire.
+	Wire rest.Wire
 }
 
 // Metadata-only ListerWatchers ask the server for PartialObjectMetadata:
@@ -79,12 +89,14 @@ func NewListWatch[T meta.Object](client rest.Getter, src Source) (*ListWatch[T],
 	}
 	ls, fs := labels.String(), fields.String()
 	metadataOnly := isMetadata[T]()
-	request := func(opts ListOptions, accept string) *rest.Request {
+	choice := newWireChoice[T](src.Wire, group, version, src.Transport)
+	request := func(opts ListOptions, list bool) *rest.Request {
 		opts.LabelSelector = joinSelectors(ls, opts.LabelSelector)
 		opts.FieldSelector = joinSelectors(fs, opts.FieldSelector)
-		r := client.Get().Group(group).Version(version).Namespace(src.Namespace).Resource(resource)
+		wire := choice.wire()
+		r := client.Get().Group(group).Version(version).Namespace(src.Namespace).Resource(resource).Wire(wire)
 		if metadataOnly {
-			r.SetHeader("Accept", accept)
+			r.SetHeader("Accept", metadataAccept(list, wire == rest.WireProtobuf && src.Transport == rest.WatchOverHTTP))
 		}
 		for k, vs := range opts.Values() {
 			r.Param(k, vs[0])
@@ -93,28 +105,59 @@ func NewListWatch[T meta.Object](client rest.Getter, src Source) (*ListWatch[T],
 	}
 	return &ListWatch[T]{
 		ListFunc: func(ctx context.Context, opts ListOptions, known Known[T], emit func(T) error) (meta.ListMeta, error) {
-			decode := decoder(known)
-			_, lm, err := request(opts, acceptMetadataList).ListItems(ctx, func(list meta.TypeMeta, raw []byte) error {
-				obj, fresh, err := decode(raw)
+			decode, decodeProto := decoder(known), protobufDecoder(known)
+			_, lm, wire, err := request(opts, true).ListWire(ctx, func(list meta.TypeMeta, raw []byte, wire rest.Wire) error {
+				var obj T
+				var fresh bool
+				var err error
+				if wire == rest.WireProtobuf {
+					obj, fresh, err = decodeProto(list.APIVersion, listItemKind(list), raw)
+					choice.failed(err)
+				} else if obj, fresh, err = decode(raw); err == nil && fresh {
+					itemType(obj, list)
+				}
 				if err != nil {
 					return err
 				}
-				if fresh {
-					itemType(obj, list)
-				}
 				return emit(obj)
 			})
+			noteWire(ctx, wire)
 			return lm, err
 		},
 		WatchFunc: func(ctx context.Context, opts ListOptions, known Known[T]) (watch.Interface[T], error) {
-			decode := decoder(known)
-			r := request(opts, acceptMetadata).Transport(src.Transport)
-			return rest.WatchDecoded(ctx, r, func(raw []byte) (T, error) {
-				obj, _, err := decode(raw)
+			decode, decodeProto := decoder(known), protobufDecoder(known)
+			r := request(opts, false).Transport(src.Transport)
+			w, wire, err := rest.WatchDecodedWire(ctx, r, func(raw []byte, wire rest.Wire) (T, error) {
+				if wire != rest.WireProtobuf {
+					obj, _, err := decode(raw)
+					return obj, err
+				}
+				env, err := kubeproto.ParseEnvelope(raw)
+				if err != nil {
+					var zero T
+					return zero, err
+				}
+				obj, _, err := decodeProto(env.APIVersion, env.Kind, env.Raw)
+				choice.failed(err)
 				return obj, err
 			})
+			noteWire(ctx, wire)
+			return w, err
 		},
 	}, nil
+}
+
+// metadataAccept is the Accept header of a metadata-only list or watch.
+func metadataAccept(list, protobuf bool) string {
+	switch {
+	case list && protobuf:
+		return acceptMetadataListProtobuf
+	case list:
+		return acceptMetadataList
+	case protobuf:
+		return acceptMetadataProtobuf
+	}
+	return acceptMetadata
 }
 
 // NewListWatchFromClient is NewListWatch in the form the client-go

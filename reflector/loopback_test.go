@@ -25,7 +25,6 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/rest"
-	"github.com/kubecache/kubecache/selector"
 	"github.com/kubecache/kubecache/watch"
 )
 
@@ -263,7 +262,9 @@ func startLoopback(t *testing.T, srvOpts fakeapiserver.Options, opts Options, se
 	}
 	opts.Name = "configmaps"
 	l.install(&opts)
-	lw := NewListWatchFromClient[*ConfigMap](viaProxy, "configmaps", testNamespace, selector.Fields{})
+	// JSON: the fault proxy rewrites watch streams line by line.
+	lw, err := NewListWatch[*ConfigMap](viaProxy, Source{Resource: "configmaps", Namespace: testNamespace, Wire: rest.WireJSON})
+	require.NoError(t, err)
 	r, err := NewReflector[*ConfigMap](lw, l.store, opts)
 	require.NoError(t, err)
 	l.r = r

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubecache/kubecache/rest"
 	"github.com/kubecache/kubecache/watch"
 )
 
@@ -36,6 +37,9 @@ type ListPageReceived struct {
 	Items           int
 	ResourceVersion string
 	More            bool
+	// Wire is the page's encoding ("" when the ListerWatcher does not
+	// say: one not built by NewListWatch).
+	Wire rest.Wire
 }
 
 // ListRestarted: a continue token expired (410) in the middle of a list;
@@ -137,6 +141,9 @@ func (e ListRequested) String() string {
 // String returns e.g. "page 1: 500 items rv=17, more".
 func (e ListPageReceived) String() string {
 	out := "page " + strconv.Itoa(e.Page) + ": " + strconv.Itoa(e.Items) + " items " + rvString(e.ResourceVersion)
+	if e.Wire != "" {
+		out += " (" + string(e.Wire) + ")"
+	}
 	if e.More {
 		out += ", more"
 	}

@@ -43,6 +43,8 @@
 //	result.go      Do and Result (Into, Raw, StatusCode, Error)
 //	list.go        List and ListAs: a list response streamed item by item
 //	watch.go       WatchTransport; Watch, WatchAs, WatchDecoded and Stream
+//	wire.go        Wire: JSON or protobuf responses; ListWire, WatchDecodedWire
+//	watch_protobuf.go  the protobuf watch stream's frames (length-prefixed WatchEvents)
 //	websocket.go   the websocket transport for watches
 //	               (fuzzed: websocket_fuzz_test.go; plugin output:
 //	               exec_fuzz_test.go)

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kubecache/kubecache/kubeproto"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -83,6 +85,12 @@ func reasonForCode(code int) meta.StatusReason {
 // text, truncated. retryAfter is the raw Retry-After header value.
 func decodeStatusError(code int, body []byte, retryAfter string) *StatusError {
 	e := &StatusError{RetryAfter: parseRetryAfter(retryAfter)}
+	if bytes.HasPrefix(body, kubeproto.Magic) {
+		// A protobuf Status, for a client that accepts protobuf.
+		if js, err := kubeproto.Decode(body); err == nil {
+			body = js
+		}
+	}
 	var st meta.Status
 	if err := json.Unmarshal(body, &st); err == nil && st.Kind == "Status" {
 		if st.Code == 0 {

@@ -32,6 +32,19 @@ func (r *Request) List(ctx context.Context, each func(item []byte) error) (meta.
 // the items of a built-in list (which carry no kind of their own) the list's
 // kind minus "List" as it decodes them.
 func (r *Request) ListItems(ctx context.Context, each func(list meta.TypeMeta, item []byte) error) (meta.TypeMeta, meta.ListMeta, error) {
+	tm, lm, _, err := r.listStream(ctx, "application/json", func(list meta.TypeMeta, item []byte, wire Wire) error {
+		if wire != WireJSON {
+			return fmt.Errorf("%w: the server answered a JSON list in %s (use ListWire)", ErrUnexpectedWire, wire)
+		}
+		return each(list, item)
+	})
+	return tm, lm, err
+}
+
+// listStream sends the list request with accept as its default Accept
+// header and streams the items of the response, JSON or protobuf as its
+// Content-Type says, to each with the response's wire format.
+func (r *Request) listStream(ctx context.Context, accept string, each func(list meta.TypeMeta, item []byte, wire Wire) error) (meta.TypeMeta, meta.ListMeta, Wire, error) {
 	if r.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.timeout)
@@ -49,29 +62,37 @@ func (r *Request) ListItems(ctx context.Context, each func(list meta.TypeMeta, i
 		}
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	resp, err := r.send(ctx, "application/json")
+	resp, err := r.send(ctx, accept)
 	if err != nil {
-		return meta.TypeMeta{}, meta.ListMeta{}, fail(err)
+		return meta.TypeMeta{}, meta.ListMeta{}, "", fail(err)
 	}
 	if !isSuccess(resp.StatusCode) {
-		return meta.TypeMeta{}, meta.ListMeta{}, fmt.Errorf("%s: %w", what, responseError(resp))
+		return meta.TypeMeta{}, meta.ListMeta{}, "", fmt.Errorf("%s: %w", what, responseError(resp))
 	}
 	body := &boundedBody{r: resp.Body, limit: r.c.maxListBytes, what: "Config.MaxListBytes", guard: guard}
 	defer body.Close()
 	if guard != nil {
 		guard.progress()
 	}
+	wire := wireOf(resp.Header.Get("Content-Type"))
 	items, maxItems := 0, r.c.maxListItems
-	tm, lm, err := listscan.ScanTyped(body, func(list meta.TypeMeta, item []byte) error {
+	counted := func(list meta.TypeMeta, item []byte) error {
 		if items++; items > maxItems {
 			return fmt.Errorf("%w: more than %d items (Config.MaxListItems)", ErrResponseTooLarge, maxItems)
 		}
-		return each(list, item)
-	})
-	if err != nil {
-		return tm, lm, fail(err)
+		return each(list, item, wire)
 	}
-	return tm, lm, nil
+	var tm meta.TypeMeta
+	var lm meta.ListMeta
+	if wire == WireProtobuf {
+		tm, lm, err = listscan.ScanProtobuf(body, listscan.MaxItemSize, counted)
+	} else {
+		tm, lm, err = listscan.ScanTyped(body, counted)
+	}
+	if err != nil {
+		return tm, lm, wire, fail(err)
+	}
+	return tm, lm, wire, nil
 }
 
 // ListAs sends the request (a GET on a collection) and decodes the list

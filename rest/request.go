@@ -45,6 +45,7 @@ type Request struct {
 	contentType  string
 	timeout      time.Duration
 	transport    WatchTransport
+	wire         Wire
 
 	err error
 }

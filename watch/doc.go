@@ -32,6 +32,8 @@
 //     ErrFrameTooLarge, ErrUnknownEventType) that classify how a watch ended.
 //   - stream_watcher.go: NewStreamWatcher, an Interface[T] over a response
 //     body, with one owned goroutine.
+//   - frame_watcher.go: FrameReader and NewFrameWatcher, the watcher over
+//     another framing (rest's protobuf watch streams).
 //   - fake.go: FakeWatcher, an Interface[T] driven by tests.
 //
 // The fast path, the hand-tuned form of what encoding/json's Decoder would

@@ -47,6 +47,16 @@ type streamWatcher[T any] struct {
 // without an event, whatever was pending. Either way body is closed, and
 // once the channel is closed the goroutine has ended or is about to.
 func NewStreamWatcher[T any](ctx context.Context, body io.ReadCloser, decode func([]byte) (T, error), opts DecoderOptions) Interface[T] {
+	var frames FrameReader
+	if body != nil {
+		frames = NewDecoder(body, opts)
+	}
+	return newWatcher(ctx, body, frames, decode)
+}
+
+// newWatcher is NewStreamWatcher and NewFrameWatcher: the watcher reading
+// frames off body.
+func newWatcher[T any](ctx context.Context, body io.ReadCloser, frames FrameReader, decode func([]byte) (T, error)) Interface[T] {
 	w := &streamWatcher[T]{
 		result: make(chan Event[T]),
 		stop:   make(chan struct{}),
@@ -59,7 +69,7 @@ func NewStreamWatcher[T any](ctx context.Context, body io.ReadCloser, decode fun
 		defer close(afterDone)
 		w.closeBody()
 	})
-	if body == nil || decode == nil {
+	if body == nil || frames == nil || decode == nil {
 		// Nothing to read: report the mistake as the watch's only event.
 		err := errors.New("watch: NewStreamWatcher needs a body and a decode function")
 		go func() {
@@ -76,7 +86,7 @@ func NewStreamWatcher[T any](ctx context.Context, body io.ReadCloser, decode fun
 	go func() {
 		defer close(w.done)
 		defer stopAfterWait(stopAfter, afterDone)
-		w.run(ctx, NewDecoder(body, opts), decode)
+		w.run(ctx, frames, decode)
 	}()
 	return w
 }
@@ -115,7 +125,7 @@ func stopAfterWait(stop func() bool, done <-chan struct{}) {
 
 // run reads frames and sends events until the stream ends, ctx is
 // cancelled or Stop is called.
-func (w *streamWatcher[T]) run(ctx context.Context, dec *Decoder, decode func([]byte) (T, error)) {
+func (w *streamWatcher[T]) run(ctx context.Context, dec FrameReader, decode func([]byte) (T, error)) {
 	defer close(w.result)
 	defer w.closeBody()
 	for {

@@ -3,11 +3,14 @@
 // namespaces with the namespace index, a handler counting notifications,
 // one JSON result line on stdout in the harness's format.
 //
-//	informer -server http://127.0.0.1:PORT -mode typed|unstructured|metadata [-strip-managed-fields] [-watchlist] [-relist]
+//	informer -server http://127.0.0.1:PORT -mode typed|unstructured|metadata[-json|-protobuf] [-strip-managed-fields] [-watchlist] [-relist]
 //
 // Modes choose the object the cache holds: typed is this command's Pod (the
 // fields a controller usually reads), unstructured is meta.Unstructured
-// (the whole object), metadata is meta.PartialObjectMetadata.
+// (the whole object), metadata is meta.PartialObjectMetadata. The wire
+// format is the reflector's automatic choice (protobuf for typed and
+// metadata, JSON for unstructured) unless a suffix (-json, -protobuf) or
+// -wire forces one; the result's wire field says what the server sent.
 //
 // The measurement follows the harness's contract step by step: a live heap
 // baseline after two collections; the initial sync; the live heap once

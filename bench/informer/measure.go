@@ -21,6 +21,8 @@ type result struct {
 	WatchList bool   `json:"watchlist"`
 	Pods      int    `json:"pods"`
 	Events    int    `json:"events"`
+	// Wire is what the server sent: protobuf, json or mixed.
+	Wire string `json:"wire,omitempty"`
 
 	SyncMS            float64 `json:"sync_ms"`
 	HandlerSyncMS     float64 `json:"handler_sync_ms"`
@@ -133,6 +135,21 @@ func statsDelta(before, after map[string]int64) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// wireOf names the encoding the server answered in, from its response
+// counters: protobuf, json, mixed, or "" when it does not count them.
+func wireOf(delta map[string]int64) string {
+	pb, js := delta["responses_protobuf"], delta["responses_json"]
+	switch {
+	case pb > 0 && js > 0:
+		return "mixed"
+	case pb > 0:
+		return "protobuf"
+	case js > 0:
+		return "json"
+	}
+	return ""
 }
 
 // cpuTime is cumulative process CPU time.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,8 +23,12 @@ import (
 
 // config is what the command line asks for.
 type config struct {
-	server     string
-	mode       string
+	server string
+	mode   string
+	// kind is the mode without its wire suffix (typed, unstructured,
+	// metadata); wire is the suffix (-json, -protobuf) or -wire.
+	kind       string
+	wire       rest.Wire
 	strip      bool
 	watchList  bool
 	relist     bool
@@ -45,7 +50,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("informer", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.server, "server", "", "replay server base URL (required)")
-	fs.StringVar(&c.mode, "mode", "typed", "typed (a Pod struct), unstructured (meta.Unstructured) or metadata (meta.PartialObjectMetadata)")
+	fs.StringVar(&c.mode, "mode", "typed", "typed (a Pod struct), unstructured (meta.Unstructured) or metadata (meta.PartialObjectMetadata),\n"+
+		"optionally with -json or -protobuf to force the wire format (typed-json)")
+	wire := fs.String("wire", "auto", "auto (protobuf for typed and metadata, JSON for unstructured), json or protobuf; a mode's suffix wins")
 	fs.BoolVar(&c.strip, "strip-managed-fields", false, "drop metadata.managedFields with a transform")
 	fs.BoolVar(&c.watchList, "watchlist", false, "initial state through a streaming list (sendInitialEvents) instead of a paged LIST")
 	fs.BoolVar(&c.relist, "relist", false, "after the events, force a relist with a 410 and measure the live heap at its peak")
@@ -61,7 +68,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.server == "" {
 		return c, fmt.Errorf("%w: -server is required", errUsage)
 	}
-	switch c.mode {
+	var err error
+	if c.wire, err = rest.ParseWire(*wire); err != nil {
+		return c, fmt.Errorf("%w: -wire: %w", errUsage, err)
+	}
+	kind, suffix, _ := strings.Cut(c.mode, "-")
+	if suffix != "" {
+		if c.wire, err = rest.ParseWire(suffix); err != nil || c.wire == rest.WireAuto {
+			return c, fmt.Errorf("%w: -mode %q: the suffix must be -json or -protobuf", errUsage, c.mode)
+		}
+	}
+	switch c.kind = kind; kind {
 	case "typed", "unstructured", "metadata":
 	default:
 		return c, fmt.Errorf("%w: -mode %q: want typed, unstructured or metadata", errUsage, c.mode)
@@ -85,7 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	res := result{Impl: "kubecache", Mode: c.mode, Strip: c.strip, WatchList: c.watchList, Comment: c.comment}
 	res.Env = map[string]string{"go": runtime.Version(), "gomaxprocs": fmt.Sprint(runtime.GOMAXPROCS(0)),
 		"gogc": os.Getenv("GOGC"), "gomemlimit": os.Getenv("GOMEMLIMIT")}
-	switch c.mode {
+	switch c.kind {
 	case "typed":
 		err = measure[*bench.Pod](ctx, c, &res)
 	case "unstructured":
@@ -127,7 +144,7 @@ func measure[T meta.Object](ctx context.Context, c config, res *result) error {
 		return fmt.Errorf("client: %w", err)
 	}
 	defer client.CloseIdleConnections()
-	lw, err := reflector.NewListWatch[T](client, reflector.Source{Resource: "pods"})
+	lw, err := reflector.NewListWatch[T](client, reflector.Source{Resource: "pods", Wire: c.wire})
 	if err != nil {
 		return err
 	}
@@ -192,6 +209,7 @@ func measure[T meta.Object](ctx context.Context, c config, res *result) error {
 
 	if stats1, err := fetchStats(c.server); err == nil {
 		res.Server = statsDelta(stats0, stats1)
+		res.Wire = wireOf(res.Server)
 	}
 	m.fill(res, info, cnt)
 

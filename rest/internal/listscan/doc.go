@@ -27,5 +27,7 @@
 //
 // Files:
 //
-//	scan.go  Scan and ScanTyped, the errors and MaxItemSize, the scanner itself
+//	scan.go      Scan and ScanTyped, the errors and MaxItemSize, the scanner itself
+//	protobuf.go  ScanProtobuf: the same for a list in the Kubernetes protobuf
+//	             encoding (fuzzed: FuzzScanProtobuf)
 package listscan

@@ -1,0 +1,229 @@
+package meta
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/kubeproto"
+)
+
+// protoPod is a pod type with the shapes the protobuf plan decodes
+// directly: nested structs, slices of structs, pointers, int32 and int64,
+// maps of strings and of quantities, Time, and values it converts through
+// JSON (an IntOrString held as any, a probe held as a map).
+type protoPod struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata"`
+	Spec       struct {
+		NodeName                      string           `json:"nodeName,omitempty"`
+		TerminationGracePeriodSeconds *int64           `json:"terminationGracePeriodSeconds,omitempty"`
+		Containers                    []protoContainer `json:"containers,omitempty"`
+		Tolerations                   []struct {
+			Key               string `json:"key,omitempty"`
+			Operator          string `json:"operator,omitempty"`
+			Effect            string `json:"effect,omitempty"`
+			TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+		} `json:"tolerations,omitempty"`
+		Volumes        []map[string]any `json:"volumes,omitempty"`
+		EnableLinks    *bool            `json:"enableServiceLinks,omitempty"`
+		NodeSelector   map[string]string
+		SecurityContex json.RawMessage `json:"securityContext,omitempty"`
+	} `json:"spec"`
+	Status struct {
+		Phase      string `json:"phase,omitempty"`
+		PodIP      string `json:"podIP,omitempty"`
+		StartTime  *Time  `json:"startTime,omitempty"`
+		Conditions []struct {
+			Type               string `json:"type"`
+			Status             string `json:"status"`
+			LastTransitionTime Time   `json:"lastTransitionTime,omitzero"`
+		} `json:"conditions,omitempty"`
+		ContainerStatuses []map[string]any `json:"containerStatuses,omitempty"`
+	} `json:"status"`
+}
+
+type protoContainer struct {
+	Name  string `json:"name"`
+	Image string `json:"image,omitempty"`
+	Ports []struct {
+		Name          string `json:"name,omitempty"`
+		ContainerPort int32  `json:"containerPort"`
+		Protocol      string `json:"protocol,omitempty"`
+	} `json:"ports,omitempty"`
+	Env []struct {
+		Name  string `json:"name"`
+		Value string `json:"value,omitempty"`
+	} `json:"env,omitempty"`
+	Resources struct {
+		Limits   map[string]string `json:"limits,omitempty"`
+		Requests map[string]string `json:"requests,omitempty"`
+	} `json:"resources,omitempty"`
+	ReadinessProbe map[string]any `json:"readinessProbe,omitempty"`
+}
+
+// wideObject holds any object's metadata, and its usual top-level members
+// as generic values (converted through JSON by the plan).
+type wideObject struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata"`
+	Spec       any               `json:"spec,omitempty"`
+	Status     any               `json:"status,omitempty"`
+	Data       map[string]string `json:"data,omitempty"`
+}
+
+// protoOf encodes the JSON object as its bare protobuf message.
+func protoOf(t testing.TB, data []byte) []byte {
+	t.Helper()
+	msg, err := kubeproto.EncodeMessage("v1", "Pod", data)
+	require.NoError(t, err)
+	return msg
+}
+
+// TestDecodeProtobufMatchesDecode decodes the test pod from its protobuf
+// message into several types and compares each with Decode of the JSON
+// the message converts to.
+func TestDecodeProtobufMatchesDecode(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "pod.json"))
+	require.NoError(t, err)
+	msg := protoOf(t, raw)
+	js, err := kubeproto.DecodeMessage("v1", "Pod", msg, true)
+	require.NoError(t, err)
+	t.Run("protoPod", func(t *testing.T) { compareProtobuf[*protoPod](t, msg, js) })
+	t.Run("wide", func(t *testing.T) { compareProtobuf[*wideObject](t, msg, js) })
+	t.Run("partial", func(t *testing.T) { compareProtobuf[*PartialObjectMetadata](t, msg, js) })
+	t.Run("unstructured", func(t *testing.T) { compareProtobuf[*Unstructured](t, msg, js) })
+
+	pod, err := DecodeProtobuf[*protoPod]("v1", "Pod", msg)
+	require.NoError(t, err)
+	assert.NotEmpty(t, pod.Spec.Containers)
+	assert.NotEmpty(t, pod.Labels)
+	assert.False(t, pod.CreationTimestamp.IsZero())
+	assert.NotEmpty(t, pod.ManagedFields)
+}
+
+func compareProtobuf[T Object](t *testing.T, msg, js []byte) {
+	t.Helper()
+	want, err := Decode[T](js)
+	require.NoError(t, err)
+	got, err := DecodeProtobuf[T]("v1", "Pod", msg)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+// TestDecodeProtobufFixtures decodes the protobuf body of every fixture
+// written by the real encoders into a wide type and into
+// PartialObjectMetadata, and compares with Decode of the fixture's JSON
+// for that body.
+func TestDecodeProtobufFixtures(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "kubeproto", "testdata", "fixtures", "*.jsonl.gz"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	n := 0
+	for _, name := range files {
+		f, err := os.Open(name)
+		require.NoError(t, err)
+		zr, err := gzip.NewReader(f)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(zr)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			var fx struct {
+				Kind, Proto, ProtoJSON string
+			}
+			require.NoError(t, json.Unmarshal(sc.Bytes(), &fx))
+			body, err := base64.StdEncoding.DecodeString(fx.Proto)
+			require.NoError(t, err)
+			js := []byte(fx.ProtoJSON)
+			wantW, errW := Decode[*wideObject](js)
+			gotW, err := DecodeProtobufBody[*wideObject](body)
+			if errW == nil {
+				require.NoError(t, err, fx.Kind)
+				assert.Equal(t, wantW, gotW, fx.Kind)
+			}
+			wantP, errP := Decode[*PartialObjectMetadata](js)
+			gotP, err := DecodeProtobufBody[*PartialObjectMetadata](body)
+			if errP == nil {
+				require.NoError(t, err, fx.Kind)
+				assert.Equal(t, wantP, gotP, fx.Kind)
+			}
+			n++
+		}
+		require.NoError(t, sc.Err())
+		require.NoError(t, f.Close())
+	}
+	assert.Greater(t, n, 100)
+}
+
+// TestDecodeProtobufErrors checks that malformed messages are errors.
+func TestDecodeProtobufErrors(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "pod.json"))
+	require.NoError(t, err)
+	msg := protoOf(t, raw)
+	for name, bad := range map[string][]byte{
+		"truncated":  msg[:len(msg)/2],
+		"bad tag":    {0x07},
+		"wrong wire": {0x08, 0x01}, // metadata as a varint
+	} {
+		_, err := DecodeProtobuf[*protoPod]("v1", "Pod", bad)
+		assert.Error(t, err, name)
+	}
+	_, err = DecodeProtobuf[*protoPod]("example.com/v1", "Widget", msg)
+	assert.ErrorIs(t, err, kubeproto.ErrUnknownKind)
+}
+
+// TestPeekProtobuf reads the identity of the test pod from its message.
+func TestPeekProtobuf(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "pod.json"))
+	require.NoError(t, err)
+	want, err := PeekMeta(raw)
+	require.NoError(t, err)
+	got, err := PeekProtobuf(protoOf(t, raw))
+	require.NoError(t, err)
+	want.Kind, want.APIVersion = "", ""
+	assert.Equal(t, want, got)
+}
+
+// TestDecodeProtobufListMeta decodes a list's metadata.
+func TestDecodeProtobufListMeta(t *testing.T) {
+	msg, err := kubeproto.EncodeMessage("v1", "PodList", []byte(`{"metadata":{"resourceVersion":"42","continue":"abc","remainingItemCount":7},"items":[]}`))
+	require.NoError(t, err)
+	md, err := lastBytesField(msg, 1)
+	require.NoError(t, err)
+	lm, err := DecodeProtobufListMeta(md)
+	require.NoError(t, err)
+	seven := int64(7)
+	assert.Equal(t, ListMeta{ResourceVersion: "42", Continue: "abc", RemainingItemCount: &seven}, lm)
+}
+
+// FuzzDecodeProtobuf decodes arbitrary bytes as a pod message: never a
+// panic, and where kubeproto converts the bytes to JSON and Decode accepts
+// that, the same object.
+func FuzzDecodeProtobuf(f *testing.F) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "pod.json"))
+	require.NoError(f, err)
+	f.Add(protoOf(f, raw))
+	f.Add([]byte{0x0a, 0x02, 0x0a, 0x00})
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		got, err := DecodeProtobuf[*protoPod]("v1", "Pod", msg)
+		if _, err := PeekProtobuf(msg); err != nil {
+			return
+		}
+		js, jerr := kubeproto.DecodeMessage("v1", "Pod", msg, true)
+		if jerr != nil {
+			return
+		}
+		want, werr := Decode[*protoPod](js)
+		if werr != nil || err != nil {
+			return
+		}
+		assert.Equal(t, want, got)
+	})
+}

@@ -1,0 +1,493 @@
+package meta
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math"
+	"reflect"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kubecache/kubecache/kubeproto"
+)
+
+// This file holds the protobuf decoder's walk over one message and its
+// leaf decoders (protobuf_decode.go builds the plans that call them).
+
+// decode decodes the message data into the struct v. Fields are applied
+// in wire order; a field given twice takes the last value (a message: the
+// merge of both), as protobuf defines.
+func (p *protoPlan) decode(data []byte, v reflect.Value, depth int) error {
+	if depth > maxProtoDepth {
+		return errProtoDepth
+	}
+	for i := 0; i < len(data); {
+		wf, next, err := kubeproto.ReadField(data, i)
+		if err != nil {
+			return err
+		}
+		if wf.Num >= uint64(len(p.byNum)) || p.byNum[wf.Num] == 0 {
+			i = next // a field the type does not hold
+			continue
+		}
+		f := &p.fields[p.byNum[wf.Num]-1]
+		switch f.kind {
+		case shapeInline:
+			if wf.Wire != kubeproto.WireBytes {
+				return wrongWire(f, wf)
+			}
+			if err := f.inline.decode(wf.Data, v, depth+1); err != nil {
+				return err
+			}
+		case shapeSingle:
+			if wf.Wire != f.wire {
+				return wrongWire(f, wf)
+			}
+			if err := f.decode(fieldByIndex(v, f.index), wf, depth); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
+			}
+		case shapeSlice:
+			if next, err = f.decodeRun(data, i, fieldByIndex(v, f.index), wf, depth); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
+			}
+		case shapeMap:
+			if next, err = f.decodeMapRun(data, i, fieldByIndex(v, f.index), wf, depth); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
+			}
+		}
+		i = next
+	}
+	return nil
+}
+
+// wrongWire is the error for a field of an unexpected wire type.
+func wrongWire(f *protoField, wf kubeproto.WireField) error {
+	return fmt.Errorf("protobuf: wrong wire type %d for field %s (number %d)", wf.Wire, f.name, wf.Num)
+}
+
+// runLength counts the occurrences of field number num that follow one
+// another from data[i:], the first of them included, and returns the
+// index after the run. Servers write a repeated field's elements together,
+// so the slice or map is sized exactly, once.
+func runLength(data []byte, i int, num uint64) (n, end int, err error) {
+	for i < len(data) {
+		wf, next, err := kubeproto.ReadField(data, i)
+		if err != nil {
+			return 0, 0, err
+		}
+		if wf.Num != num {
+			break
+		}
+		n++
+		i = next
+	}
+	return n, i, nil
+}
+
+// decodeRun decodes the run of elements of a repeated field that starts
+// at data[i:] (first is its first element) and appends them to the slice
+// v. A packed run of scalars (one length-delimited field) is decoded
+// element by element.
+func (f *protoField) decodeRun(data []byte, i int, v reflect.Value, first kubeproto.WireField, depth int) (int, error) {
+	if first.Wire == kubeproto.WireBytes && f.wire != kubeproto.WireBytes {
+		_, next, _ := kubeproto.ReadField(data, i)
+		return next, f.decodePacked(v, first, depth)
+	}
+	n, end, err := runLength(data, i, first.Num)
+	if err != nil {
+		return 0, err
+	}
+	old := v.Len()
+	out := reflect.MakeSlice(v.Type(), old+n, old+n)
+	reflect.Copy(out, v)
+	for k := old; k < old+n; k++ {
+		wf, next, _ := kubeproto.ReadField(data, i)
+		i = next
+		if wf.Wire != f.wire {
+			return 0, wrongWire(f, wf)
+		}
+		if err := f.decode(out.Index(k), wf, depth); err != nil {
+			return 0, err
+		}
+	}
+	v.Set(out)
+	return end, nil
+}
+
+// decodePacked appends the elements of a packed scalar run to the slice v.
+func (f *protoField) decodePacked(v reflect.Value, packed kubeproto.WireField, depth int) error {
+	data := packed.Data
+	for i := 0; i < len(data); {
+		wf := kubeproto.WireField{Num: packed.Num, Wire: f.wire}
+		switch f.wire {
+		case kubeproto.WireVarint:
+			u, next, err := kubeproto.ReadVarint(data, i)
+			if err != nil {
+				return err
+			}
+			wf.Varint, i = u, next
+		default:
+			if len(data)-i < 8 {
+				return fmt.Errorf("protobuf: packed %s: truncated", f.name)
+			}
+			for b := range 8 {
+				wf.Varint |= uint64(data[i+b]) << (8 * b)
+			}
+			i += 8
+		}
+		elem := reflect.New(v.Type().Elem()).Elem()
+		if err := f.decode(elem, wf, depth); err != nil {
+			return err
+		}
+		v.Set(reflect.Append(v, elem))
+	}
+	return nil
+}
+
+// decodeMapRun decodes the run of map entries {key=1, value=2} that starts
+// at data[i:] into the map v, made with room for all of them. Keys are
+// interned; a repeated key keeps the last value.
+func (f *protoField) decodeMapRun(data []byte, i int, v reflect.Value, first kubeproto.WireField, depth int) (int, error) {
+	n, end, err := runLength(data, i, first.Num)
+	if err != nil {
+		return 0, err
+	}
+	if v.IsNil() {
+		v.Set(reflect.MakeMapWithSize(v.Type(), n))
+	}
+	kt, et := v.Type().Key(), v.Type().Elem()
+	if sm, ok := v.Interface().(map[string]string); ok && f.decode != nil && et.Kind() == reflect.String {
+		return end, f.decodeStringMap(data, i, n, sm, depth)
+	}
+	elem := reflect.New(et).Elem()
+	for range n {
+		wf, next, _ := kubeproto.ReadField(data, i)
+		i = next
+		if wf.Wire != kubeproto.WireBytes {
+			return 0, wrongWire(f, wf)
+		}
+		key, val, hasVal, err := mapEntry(wf.Data)
+		if err != nil {
+			return 0, err
+		}
+		elem.SetZero()
+		if hasVal {
+			if val.Wire != f.wire {
+				return 0, wrongWire(f, val)
+			}
+			if err := f.decode(elem, val, depth); err != nil {
+				return 0, err
+			}
+		}
+		k := reflect.ValueOf(internProtoString(key))
+		if k.Type() != kt {
+			k = k.Convert(kt)
+		}
+		v.SetMapIndex(k, elem)
+	}
+	return end, nil
+}
+
+// decodeStringMap is decodeMapRun for a map[string]string, without a
+// reflect.Value per entry.
+func (f *protoField) decodeStringMap(data []byte, i, n int, m map[string]string, depth int) error {
+	var elem string
+	ev := reflect.ValueOf(&elem).Elem()
+	for range n {
+		wf, next, _ := kubeproto.ReadField(data, i)
+		i = next
+		if wf.Wire != kubeproto.WireBytes {
+			return wrongWire(f, wf)
+		}
+		key, val, hasVal, err := mapEntry(wf.Data)
+		if err != nil {
+			return err
+		}
+		elem = ""
+		if hasVal {
+			if val.Wire != f.wire {
+				return wrongWire(f, val)
+			}
+			if err := f.decode(ev, val, depth); err != nil {
+				return err
+			}
+		}
+		m[internProtoString(key)] = elem
+	}
+	return nil
+}
+
+// mapEntry reads a map entry's key (field 1) and value (field 2).
+func mapEntry(data []byte) (key []byte, val kubeproto.WireField, hasVal bool, err error) {
+	for i := 0; i < len(data); {
+		wf, next, err := kubeproto.ReadField(data, i)
+		if err != nil {
+			return nil, val, false, err
+		}
+		i = next
+		switch wf.Num {
+		case 1:
+			if wf.Wire != kubeproto.WireBytes {
+				return nil, val, false, fmt.Errorf("protobuf: wrong wire type %d for a map key", wf.Wire)
+			}
+			key = wf.Data
+		case 2:
+			val, hasVal = wf, true
+		}
+	}
+	return key, val, hasVal, nil
+}
+
+// protoString is the Go string of protobuf string bytes as a JSON round
+// trip gives it: invalid UTF-8 becomes U+FFFD byte by byte, as
+// encoding/json writes it.
+func protoString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		out = utf8.AppendRune(out, r) // RuneError for each invalid byte
+		b = b[n:]
+	}
+	return string(out)
+}
+
+// internProtoString is protoString, interned.
+func internProtoString(b []byte) string {
+	if utf8.Valid(b) {
+		return internBytes(b)
+	}
+	return intern(protoString(b))
+}
+
+func decodeProtoString(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	v.SetString(protoString(wf.Data))
+	return nil
+}
+
+func decodeProtoInternedString(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	v.SetString(internProtoString(wf.Data))
+	return nil
+}
+
+func decodeProtoBytes(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	b := make([]byte, len(wf.Data))
+	copy(b, wf.Data)
+	v.SetBytes(b)
+	return nil
+}
+
+func decodeProtoBool(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	v.SetBool(wf.Varint != 0)
+	return nil
+}
+
+func decodeProtoFloat(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	f := math.Float64frombits(wf.Varint)
+	if v.OverflowFloat(f) {
+		return fmt.Errorf("protobuf: %v overflows %v", f, v.Type())
+	}
+	v.SetFloat(f)
+	return nil
+}
+
+// intDecoder returns the decoder of an int32 (sign-extended varint) or
+// int64 into a Go integer of kind k, or nil for a kind that is not one.
+func intDecoder(k reflect.Kind, int32Field bool) protoDecoder {
+	value := func(u uint64) int64 {
+		if int32Field {
+			return int64(int32(u))
+		}
+		return int64(u)
+	}
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(v reflect.Value, wf kubeproto.WireField, _ int) error {
+			n := value(wf.Varint)
+			if v.OverflowInt(n) {
+				return fmt.Errorf("protobuf: %d overflows %v", n, v.Type())
+			}
+			v.SetInt(n)
+			return nil
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return func(v reflect.Value, wf kubeproto.WireField, _ int) error {
+			n := value(wf.Varint)
+			if n < 0 || v.OverflowUint(uint64(n)) {
+				return fmt.Errorf("protobuf: %d overflows %v", n, v.Type())
+			}
+			v.SetUint(uint64(n))
+			return nil
+		}
+	}
+	return nil
+}
+
+// zeroTimeSeconds is the Unix time of Go's zero time.Time, which servers
+// write for an unset Time.
+const zeroTimeSeconds = -62135596800
+
+// timestamp reads a Timestamp {seconds=1, nanos=2}.
+func timestamp(data []byte) (sec int64, nanos int32, err error) {
+	if len(data) == 0 {
+		return zeroTimeSeconds, 0, nil
+	}
+	for i := 0; i < len(data); {
+		wf, next, err := kubeproto.ReadField(data, i)
+		if err != nil {
+			return 0, 0, err
+		}
+		i = next
+		if wf.Num > 2 {
+			continue
+		}
+		if wf.Wire != kubeproto.WireVarint {
+			return 0, 0, fmt.Errorf("protobuf: wrong wire type %d in a Timestamp", wf.Wire)
+		}
+		if wf.Num == 1 {
+			sec = int64(wf.Varint)
+		} else {
+			nanos = int32(wf.Varint)
+		}
+	}
+	return sec, nanos, nil
+}
+
+// maxTimeSeconds bounds a Timestamp to what RFC 3339 can write (years 0
+// to 9999), as JSON would.
+const maxTimeSeconds = 253402300799
+
+func decodeProtoTime(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	return setTime(v, wf.Data, time.Second)
+}
+
+func decodeProtoMicroTime(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	return setTime(v, wf.Data, time.Microsecond)
+}
+
+// setTime sets the Time v from a Timestamp, truncated to the precision
+// its JSON form keeps.
+func setTime(v reflect.Value, data []byte, precision time.Duration) error {
+	sec, nanos, err := timestamp(data)
+	if err != nil {
+		return err
+	}
+	t := v.Addr().Interface().(*Time)
+	if sec == zeroTimeSeconds && (precision == time.Second || nanos == 0) {
+		t.Time = time.Time{}
+		return nil
+	}
+	if sec < zeroTimeSeconds || sec > maxTimeSeconds {
+		return fmt.Errorf("protobuf: timestamp %d out of range", sec)
+	}
+	ns := time.Duration(nanos).Truncate(precision)
+	if precision == time.Second || ns < 0 || ns >= time.Second {
+		ns = 0
+	}
+	t.Time = time.Unix(sec, int64(ns)).UTC()
+	return nil
+}
+
+// rawOf reads the raw field (1) of a RawExtension, FieldsV1 or JSON.
+func rawOf(data []byte) (raw []byte, present bool, err error) {
+	for i := 0; i < len(data); {
+		wf, next, err := kubeproto.ReadField(data, i)
+		if err != nil {
+			return nil, false, err
+		}
+		i = next
+		if wf.Num == 1 {
+			if wf.Wire != kubeproto.WireBytes {
+				return nil, false, fmt.Errorf("protobuf: wrong wire type %d for raw", wf.Wire)
+			}
+			raw, present = wf.Data, true
+		}
+	}
+	return raw, present, nil
+}
+
+func decodeProtoFieldsV1(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	raw, present, err := rawOf(wf.Data)
+	if err != nil || !present || len(raw) == 0 {
+		return err
+	}
+	f, err := fieldsV1Of(raw)
+	if err != nil {
+		return err
+	}
+	v.Set(reflect.ValueOf(f))
+	return nil
+}
+
+// fieldsV1Cache remembers the FieldsV1 of recently decoded sets by the
+// hash of their bytes: the pods of one controller own the same sets, and a
+// hit costs a hash and a comparison instead of checking and compacting the
+// set's JSON again. Direct-mapped, one lock per shard.
+var fieldsV1Cache [16]struct {
+	mu    sync.Mutex
+	slots [256]FieldsV1
+}
+
+// fieldsV1Of returns NewFieldsV1(raw), from fieldsV1Cache when it holds
+// the same bytes.
+func fieldsV1Of(raw []byte) (FieldsV1, error) {
+	h := maphash.Bytes(internSeed, raw)
+	sh := &fieldsV1Cache[h%16]
+	i := (h / 16) % uint64(len(sh.slots))
+	sh.mu.Lock()
+	f := sh.slots[i]
+	sh.mu.Unlock()
+	if !f.IsZero() && f.text.Value() == string(raw) {
+		return f, nil
+	}
+	f, err := NewFieldsV1(raw)
+	if err != nil || f.IsZero() {
+		return f, err
+	}
+	if f.text.Value() == string(raw) { // compact already: the key matches
+		sh.mu.Lock()
+		sh.slots[i] = f
+		sh.mu.Unlock()
+	}
+	return f, nil
+}
+
+// decodeProtoRaw sets a json.RawMessage to the raw JSON, or null when
+// there is none, as the JSON form writes it.
+func decodeProtoRaw(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	raw, present, err := rawOf(wf.Data)
+	if err != nil {
+		return err
+	}
+	if !present || len(raw) == 0 {
+		v.SetBytes([]byte("null"))
+		return nil
+	}
+	s := scanner{data: raw}
+	if _, err := s.valueSpan(); err != nil {
+		return err
+	}
+	if err := s.end(); err != nil {
+		return err
+	}
+	v.SetBytes(appendCompact(make([]byte, 0, len(raw)), raw))
+	return nil
+}
+
+// decodeProtoQuantity sets a string to a Quantity's string (field 1),
+// which servers write in its canonical form; an absent one is "0".
+func decodeProtoQuantity(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	s, present, err := rawOf(wf.Data)
+	if err != nil {
+		return err
+	}
+	if !present {
+		v.SetString("0")
+		return nil
+	}
+	v.SetString(internProtoString(s))
+	return nil
+}
