@@ -33,13 +33,7 @@ func realDiscoveryServer(t *testing.T, aggregated bool) string {
 		} else {
 			w.Header().Set("Content-Type", "application/json")
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			w.WriteHeader(http.StatusNotFound)
-			w.Write([]byte(statusBody(404, "NotFound", "the server could not find the requested resource", "")))
-			return
-		}
-		w.Write(b)
+		serveFile(w, filepath.Join(dir, name))
 	}))
 	return srv.URL
 }

@@ -13,6 +13,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// serveFile writes the file at path, or the real server's 404 Status
+// when there is none.
+func serveFile(w http.ResponseWriter, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(statusBody(404, "NotFound", "the server could not find the requested resource", "")))
+		return
+	}
+	w.Write(b)
+}
+
 // discoveryServer serves the discovery documents in testdata/discovery:
 // aggregated (v2) when aggregated is true and the client asks for it,
 // the legacy documents otherwise. metrics.k8s.io, listed by the legacy
@@ -36,13 +48,7 @@ func discoveryServer(t *testing.T, aggregated bool) (url string, requests *atomi
 			w.Header().Set("Content-Type", "application/json")
 			name = "legacy-" + strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", "-") + ".json"
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			w.WriteHeader(http.StatusNotFound)
-			w.Write([]byte(statusBody(404, "NotFound", "the server could not find the requested resource", "")))
-			return
-		}
-		w.Write(b)
+		serveFile(w, filepath.Join(dir, name))
 	}))
 	return srv.URL, requests
 }

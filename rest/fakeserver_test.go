@@ -24,14 +24,23 @@ type configMap struct {
 // from the kubeconfig it writes, as a user would.
 func startFake(t *testing.T) (*fakeapiserver.Server, *Client, *Config) {
 	t.Helper()
-	s := fakeapiserver.New(fakeapiserver.Options{Seed: 1})
+	s, cfg := startFakeWith(t, fakeapiserver.Options{Seed: 1})
+	return s, newTestClient(t, cfg), cfg
+}
+
+// startFakeWith starts a fake server with opts, stopped when the test
+// ends, and returns it with the Config loaded from the kubeconfig it
+// writes.
+func startFakeWith(t *testing.T, opts fakeapiserver.Options) (*fakeapiserver.Server, *Config) {
+	t.Helper()
+	s := fakeapiserver.New(opts)
 	require.NoError(t, s.Start())
 	t.Cleanup(s.Close)
 	path := filepath.Join(t.TempDir(), "config")
 	require.NoError(t, s.WriteKubeconfig(path))
 	cfg, err := LoadKubeconfig(KubeconfigOptions{Path: path})
 	require.NoError(t, err)
-	return s, newTestClient(t, cfg), cfg
+	return s, cfg
 }
 
 // TestAgainstFakeServer drives the client through the fake server: CRUD
@@ -141,13 +150,7 @@ func TestAgainstFakeServerTLSAndWebsocket(t *testing.T) {
 			} else {
 				opts.ClientCertificates = true
 			}
-			s := fakeapiserver.New(opts)
-			require.NoError(t, s.Start())
-			t.Cleanup(s.Close)
-			path := filepath.Join(t.TempDir(), "config")
-			require.NoError(t, s.WriteKubeconfig(path))
-			cfg, err := LoadKubeconfig(KubeconfigOptions{Path: path})
-			require.NoError(t, err)
+			_, cfg := startFakeWith(t, opts)
 			require.NotEmpty(t, cfg.TLS.CAData)
 			c := newTestClient(t, cfg)
 			ctx := t.Context()
@@ -177,7 +180,7 @@ func TestAgainstFakeServerTLSAndWebsocket(t *testing.T) {
 			anon := *cfg
 			anon.BearerToken, anon.TLS.CertData, anon.TLS.KeyData = "", nil, nil
 			ac := newTestClient(t, &anon)
-			err = ac.Get().Namespace("default").Resource("configmaps").Do(ctx).Error()
+			err := ac.Get().Namespace("default").Resource("configmaps").Do(ctx).Error()
 			assert.True(t, IsUnauthorized(err), "anonymous get: %v", err)
 			_, err = WatchAs[*configMap](ctx, ac.Get().Namespace("default").Resource("configmaps").Transport(WatchOverWebsocket))
 			assert.True(t, IsUnauthorized(err), "anonymous websocket watch: %v", err)
