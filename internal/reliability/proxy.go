@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -290,11 +291,7 @@ func (p *FaultProxy) Armed() int {
 func (p *FaultProxy) Counts() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]int, len(p.counts))
-	for k, v := range p.counts {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.counts)
 }
 
 // Requests returns how many requests of each kind ("list", "watch",
@@ -302,11 +299,7 @@ func (p *FaultProxy) Counts() map[string]int {
 func (p *FaultProxy) Requests() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]int, len(p.requests))
-	for k, v := range p.requests {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.requests)
 }
 
 // Changed returns a channel closed at the next request or injected fault.
