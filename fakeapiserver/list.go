@@ -119,10 +119,19 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info request
 // listMetaJSON is a page's list metadata: resourceVersion, and continue
 // and remainingItemCount when there is more.
 func listMetaJSON(page listResult) []byte {
-	buf := []byte(`{"resourceVersion":"`)
+	return append(appendListMeta([]byte{'{'}, page, false), '}')
+}
+
+// appendListMeta appends the members of a page's list metadata to buf:
+// resourceVersion; continue and remainingItemCount when there is more
+// (an empty continue on the last page when emptyContinue is set, as
+// custom resources' lists have); shardInfo for a sharded list.
+func appendListMeta(buf []byte, page listResult, emptyContinue bool) []byte {
+	buf = append(buf, `"resourceVersion":"`...)
 	buf = strconv.AppendInt(buf, page.rv, 10)
 	buf = append(buf, '"')
-	if page.cont != "" {
+	switch {
+	case page.cont != "":
 		buf = append(buf, `,"continue":"`...)
 		buf = append(buf, page.cont...)
 		buf = append(buf, '"')
@@ -130,8 +139,10 @@ func listMetaJSON(page listResult) []byte {
 			buf = append(buf, `,"remainingItemCount":`...)
 			buf = strconv.AppendInt(buf, *page.remaining, 10)
 		}
+	case emptyContinue:
+		buf = append(buf, `,"continue":""`...)
 	}
-	return append(appendShardInfo(buf, page), '}')
+	return appendShardInfo(buf, page)
 }
 
 // list reads one page.
@@ -358,22 +369,7 @@ func (s *Server) encodeListTo(out listOut, res *registry.Resource, version strin
 		buf = strconv.AppendQuote(buf, apiVersion)
 		buf = append(buf, `,"metadata":{`...)
 	}
-	buf = append(buf, `"resourceVersion":"`...)
-	buf = strconv.AppendInt(buf, page.rv, 10)
-	buf = append(buf, '"')
-	switch {
-	case page.cont != "":
-		buf = append(buf, `,"continue":"`...)
-		buf = append(buf, page.cont...)
-		buf = append(buf, '"')
-		if page.remaining != nil {
-			buf = append(buf, `,"remainingItemCount":`...)
-			buf = strconv.AppendInt(buf, *page.remaining, 10)
-		}
-	case res.Custom && format != request.FormatPartial:
-		buf = append(buf, `,"continue":""`...)
-	}
-	buf = appendShardInfo(buf, page)
+	buf = appendListMeta(buf, page, res.Custom && format != request.FormatPartial)
 	buf = append(buf, `},"items":[`...)
 	_, _ = out.Write(buf)
 	for i, obj := range page.items {

@@ -59,6 +59,22 @@ type CRDSpec struct {
 	} `json:"versions"`
 }
 
+// singular is the CRD's singular name, by default its kind in lower case.
+func (s *CRDSpec) singular() string {
+	if s.Names.Singular != "" {
+		return s.Names.Singular
+	}
+	return strings.ToLower(s.Names.Kind)
+}
+
+// listKind is the kind of the CRD's lists, by default its kind + "List".
+func (s *CRDSpec) listKind() string {
+	if s.Names.ListKind != "" {
+		return s.Names.ListKind
+	}
+	return s.Names.Kind + "List"
+}
+
 // ParseCRDSpec reads the spec of a CustomResourceDefinition from its
 // top-level members.
 func ParseCRDSpec(rest []jsonv.Member) (*CRDSpec, error) {
@@ -114,14 +130,7 @@ func (s *Controllers) crdHook(_ context.Context, m *meta.ObjectMeta, rest []json
 		return nil, invalidCRD(errs...)
 	}
 	now := meta.NewTime(s.now())
-	singular := spec.Names.Singular
-	if singular == "" {
-		singular = strings.ToLower(spec.Names.Kind)
-	}
-	listKind := spec.Names.ListKind
-	if listKind == "" {
-		listKind = spec.Names.Kind + "List"
-	}
+	singular, listKind := spec.singular(), spec.listKind()
 	var stored []string
 	if st := storage.FindMember(rest, "status"); st != nil {
 		if sv := st.Get("storedVersions"); sv != nil && sv.Kind == jsonv.Array {
@@ -245,14 +254,7 @@ func (s *Controllers) crdResources(obj *storage.Object) []*registry.Resource {
 	if err != nil {
 		return nil
 	}
-	singular := spec.Names.Singular
-	if singular == "" {
-		singular = strings.ToLower(spec.Names.Kind)
-	}
-	listKind := spec.Names.ListKind
-	if listKind == "" {
-		listKind = spec.Names.Kind + "List"
-	}
+	singular, listKind := spec.singular(), spec.listKind()
 	storageVersion := ""
 	for _, v := range spec.Versions {
 		if v.Storage {
