@@ -312,8 +312,10 @@ func (s *Store) DropTable(table string) {
 	delete(s.watchers, table)
 	s.watchersChangedLocked()
 	s.mu.Unlock()
+	// Not interrupted: each watch's handler sends the deletions still
+	// queued, then ends its response, as a real server's watchers get a
+	// DELETED event for every object of a deleted CRD before it ends.
 	for w := range ws {
 		w.Stop(StopResourceGone)
-		w.interrupt()
 	}
 }
