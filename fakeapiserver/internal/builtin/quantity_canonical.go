@@ -116,32 +116,78 @@ func canonicalQuantity(s string, milli bool) (string, bool) {
 	if keep {
 		return s, true
 	}
-	v, ok := new(big.Rat).SetString(q.num + "." + q.denom + "0")
+	d, ok := new(big.Int).SetString(q.num+q.denom, 10)
 	if !ok {
 		return "", false
 	}
-	pow := new(big.Int).Exp(big.NewInt(int64(base)), big.NewInt(int64(abs(int64(exponent)))), nil)
-	if exponent < 0 {
-		v.Quo(v, new(big.Rat).SetInt(pow))
+	v := decimal{mantissa: d, exp: -len(q.denom)}
+	if base == 2 {
+		v.mantissa.Lsh(v.mantissa, uint(exponent))
 	} else {
-		v.Mul(v, new(big.Rat).SetInt(pow))
+		v.exp += exponent
 	}
-	v = roundUp(v, 9)
-	if !small {
-		if format == binarySI && v.Cmp(new(big.Rat).SetInt64(math.MaxInt64)) > 0 {
-			v.SetInt64(math.MaxInt64)
+	v.roundUp(-9)
+	if !small && format == binarySI {
+		if v.cmpInt64(math.MaxInt64) > 0 {
+			v = decimal{mantissa: big.NewInt(math.MaxInt64)}
 		}
-		if format == binarySI && v.Sign() > 0 && v.Cmp(big.NewRat(1, 1)) < 0 {
+		if v.mantissa.Sign() > 0 && v.cmpInt64(1) < 0 {
 			format = decimalSI
 		}
 	}
 	if milli {
-		v = roundUp(v, 3)
+		v.roundUp(-3)
 	}
 	if q.negative {
-		v.Neg(v)
+		v.mantissa.Neg(v.mantissa)
 	}
 	return formatQuantity(v, format), true
+}
+
+// decimal is mantissa × 10^exp; the exponent is kept apart so that a
+// quantity such as 1e222222223 costs no more than its digits.
+type decimal struct {
+	mantissa *big.Int
+	exp      int
+}
+
+// roundUp rounds a non-negative d up (away from zero) to a multiple of
+// 10^exp when it is finer.
+func (d *decimal) roundUp(exp int) {
+	if d.exp >= exp {
+		return
+	}
+	k := exp - d.exp
+	if d.mantissa.Sign() == 0 {
+		d.exp = exp
+		return
+	}
+	if k > len(d.mantissa.String()) {
+		d.mantissa, d.exp = big.NewInt(1), exp
+		return
+	}
+	q, r := new(big.Int).QuoRem(d.mantissa, pow10(k), new(big.Int))
+	if r.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	d.mantissa, d.exp = q, exp
+}
+
+// cmpInt64 compares a non-negative d with n.
+func (d decimal) cmpInt64(n int64) int {
+	b := new(big.Int).SetInt64(n)
+	if d.exp >= 0 {
+		if d.exp > 20 {
+			return d.mantissa.Sign()
+		}
+		return new(big.Int).Mul(d.mantissa, pow10(d.exp)).Cmp(b)
+	}
+	return d.mantissa.Cmp(new(big.Int).Mul(b, pow10(-d.exp)))
+}
+
+// pow10 is 10^k for a small k.
+func pow10(k int) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil)
 }
 
 // fastPath tells what the real parser's int64 path does with q: whether
@@ -175,44 +221,29 @@ func fastPath(q scannedQuantity, exponent int, format quantityFormat) (keep bool
 	}
 }
 
-// roundUp rounds a non-negative v up to a multiple of 10^-digits.
-func roundUp(v *big.Rat, digits int) *big.Rat {
-	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil)
-	n := new(big.Int).Mul(v.Num(), unit)
-	quo, rem := new(big.Int).QuoRem(n, v.Denom(), new(big.Int))
-	if rem.Sign() != 0 {
-		quo.Add(quo, big.NewInt(1))
-	}
-	return new(big.Rat).SetFrac(quo, unit)
-}
-
 // formatQuantity writes a value (a multiple of 10^-9) in format as the
 // real server's canonical form does.
-func formatQuantity(v *big.Rat, format quantityFormat) string {
-	if v.Sign() == 0 {
+func formatQuantity(v decimal, format quantityFormat) string {
+	if v.mantissa.Sign() == 0 {
 		return "0"
 	}
 	if format == binarySI {
-		if v.IsInt() && v.Num().CmpAbs(big.NewInt(1024)) >= 0 {
-			amount, k := new(big.Int).Set(v.Num()), 0
-			r := new(big.Int)
-			for {
-				q, m := new(big.Int).QuoRem(amount, big.NewInt(1024), r)
+		// A binary value has no decimal exponent above 0 (its suffix is
+		// a power of two) and at most nine digits below.
+		if n, ok := v.integer(); ok && n.CmpAbs(big.NewInt(1024)) >= 0 {
+			k, r := 0, new(big.Int)
+			for k < len(binarySuffixes)-1 {
+				q, m := new(big.Int).QuoRem(n, big.NewInt(1024), r)
 				if m.Sign() != 0 {
 					break
 				}
-				amount, k = q, k+1
+				n, k = q, k+1
 			}
-			suffix := ""
-			if k < len(binarySuffixes) {
-				suffix = binarySuffixes[k]
-			}
-			return amount.String() + suffix
+			return n.String() + binarySuffixes[k]
 		}
 		format = decimalSI
 	}
-	amount := new(big.Int).Quo(new(big.Int).Mul(v.Num(), big.NewInt(1_000_000_000)), v.Denom())
-	exponent := -9
+	amount, exponent := new(big.Int).Set(v.mantissa), v.exp
 	ten, r := big.NewInt(10), new(big.Int)
 	for {
 		q, m := new(big.Int).QuoRem(amount, ten, r)
@@ -233,4 +264,14 @@ func formatQuantity(v *big.Rat, format quantityFormat) string {
 	}
 	// A power beyond the suffixes (past E) gets none, as on the real server.
 	return amount.String() + decimalSuffixes[exponent]
+}
+
+// integer returns d as an integer when it is one and has no exponent
+// above 0.
+func (d decimal) integer() (*big.Int, bool) {
+	if d.exp > 0 {
+		return nil, false
+	}
+	q, r := new(big.Int).QuoRem(d.mantissa, pow10(-d.exp), new(big.Int))
+	return q, r.Sign() == 0
 }

@@ -77,3 +77,26 @@ func TestCanonicalQuantity(t *testing.T) {
 	got, _ = canonicalQuantity("0.1n", false)
 	assert.Equal(t, "1n", got)
 }
+
+// FuzzCanonicalQuantity checks that any string either is refused or
+// becomes a canonical form that is its own canonical form, without
+// panicking.
+func FuzzCanonicalQuantity(f *testing.F) {
+	for _, s := range []string{"1000m", "1024Mi", "0.5", "1e3", "+1", "1.5Gi", "0.1n", "1000E", "12e2", ".5", "-1Ki", "1e-10"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, milli bool) {
+		if len(s) > 64 {
+			return
+		}
+		got, ok := canonicalQuantity(s, milli)
+		if !ok {
+			return
+		}
+		again, ok := canonicalQuantity(got, milli)
+		if !ok || again != got {
+			t.Fatalf("canonical %q of %q is not stable: %q %v", got, s, again, ok)
+		}
+	})
+}
