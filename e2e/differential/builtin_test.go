@@ -41,6 +41,7 @@ var builtinResources = map[string]struct {
 	"Ingress": {"ingresses", true}, "PodDisruptionBudget": {"poddisruptionbudgets", true},
 	"Lease": {"leases", true}, "ServiceAccount": {"serviceaccounts", true},
 	"ResourceQuota": {"resourcequotas", true}, "Event": {"events", true},
+	"CertificateSigningRequest": {"certificatesigningrequests", false},
 }
 
 // builtinCreate turns a testdata object into a dry-run create in the

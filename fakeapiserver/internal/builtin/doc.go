@@ -32,7 +32,9 @@
 // the canonical form the real server serves, applied by Complete), fielderror.go (FieldError, a 422's
 // cause, and Message), validate.go (Validate, the kind table and the
 // error helpers), validate_pod.go (pod specs), validate_workloads.go,
-// validate_core.go, validate_other.go (each kind's rules),
+// validate_core.go, validate_other.go, validate_admission.go (webhook
+// configurations, certificate signing requests), validate_flowcontrol.go
+// (flow schemas, priority levels) (each kind's rules),
 // validate_update.go (ValidateUpdate: immutable fields), connect.go (the
 // answers of pods/log, exec, attach, portforward and nodes/proxy without a
 // kubelet), bootstrap.go and

@@ -24,11 +24,17 @@ func invalidNumber(field string, n int64, detail string) FieldError {
 // invalidList is an Invalid error for a list of strings, shown as a JSON
 // list.
 func invalidList(field string, values []string, detail string) FieldError {
+	return apistatus.FieldInvalidRaw(field, shownList(values), detail)
+}
+
+// shownList renders a list of strings as the real server shows one in a
+// message: JSON.
+func shownList(values []string) string {
 	q := make([]string, len(values))
 	for i, v := range values {
 		q[i] = strconv.Quote(v)
 	}
-	return apistatus.FieldInvalidRaw(field, "["+strings.Join(q, ",")+"]", detail)
+	return "[" + strings.Join(q, ",") + "]"
 }
 
 // Message is the cause message of a field error as the real server words

@@ -260,3 +260,31 @@ func validateEndpointSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		}
 	}
 }
+
+func validateCSIDriver(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	spec := sub(obj, "spec")
+	v.enum(spec, "fsGroupPolicy", "spec.fsGroupPolicy", "File", "None", "ReadWriteOnceWithFSType")
+	audiences := map[string]bool{}
+	for i, tr := range items(spec, "tokenRequests") {
+		p := index("spec.tokenRequests", i)
+		aud := str(tr, "audience")
+		if audiences[aud] {
+			v.duplicate(p+".audience", aud)
+			continue
+		}
+		audiences[aud] = true
+		if n, ok := integer(tr, "expirationSeconds"); ok {
+			if n < 600 {
+				v.invalidRaw(p+".expirationSeconds", strconv.FormatInt(n, 10), "may not specify a duration less than 10 minutes")
+			}
+			if n > 1<<32 {
+				v.invalidRaw(p+".expirationSeconds", strconv.FormatInt(n, 10), "may not specify a duration larger than 2^32 seconds")
+			}
+		}
+	}
+	for _, mode := range stringsOf(spec, "volumeLifecycleModes") {
+		if mode != "Persistent" && mode != "Ephemeral" {
+			v.notSupported("spec.volumeLifecycleModes", mode, "Persistent", "Ephemeral")
+		}
+	}
+}
