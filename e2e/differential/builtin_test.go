@@ -42,6 +42,8 @@ var builtinResources = map[string]struct {
 	"Lease": {"leases", true}, "ServiceAccount": {"serviceaccounts", true},
 	"ResourceQuota": {"resourcequotas", true}, "Event": {"events", true},
 	"CertificateSigningRequest": {"certificatesigningrequests", false},
+	"DeviceClass":               {"deviceclasses", false}, "ResourceClaim": {"resourceclaims", true},
+	"ResourceClaimTemplate": {"resourceclaimtemplates", true}, "ResourceSlice": {"resourceslices", false},
 }
 
 // builtinCreate turns a testdata object into a dry-run create in the

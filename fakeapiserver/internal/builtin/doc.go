@@ -34,7 +34,8 @@
 // error helpers), validate_pod.go (pod specs), validate_workloads.go,
 // validate_core.go, validate_other.go, validate_admission.go (webhook
 // configurations, certificate signing requests), validate_flowcontrol.go
-// (flow schemas, priority levels) (each kind's rules),
+// (flow schemas, priority levels), validate_resource.go (device classes,
+// claims, claim templates, resource slices) (each kind's rules),
 // validate_update.go (ValidateUpdate: immutable fields), connect.go (the
 // answers of pods/log, exec, attach, portforward and nodes/proxy without a
 // kubelet), bootstrap.go and

@@ -60,6 +60,10 @@ var validations = map[string]kindValidation{
 	"admissionregistration.k8s.io/MutatingWebhookConfiguration":   validateMutatingWebhooks,
 	"flowcontrol.apiserver.k8s.io/FlowSchema":                     validateFlowSchema,
 	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":     validatePriorityLevel,
+	"resource.k8s.io/DeviceClass":                                 validateDeviceClass,
+	"resource.k8s.io/ResourceClaim":                               validateResourceClaim,
+	"resource.k8s.io/ResourceClaimTemplate":                       validateResourceClaimTemplate,
+	"resource.k8s.io/ResourceSlice":                               validateResourceSlice,
 }
 
 // Validate checks a defaulted object of kind in group as the real
