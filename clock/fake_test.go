@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/kubecache/kubecache/clock"
+	"github.com/kubecache/kubecache/internal/await"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -27,17 +28,8 @@ func fired(c <-chan time.Time) bool {
 	}
 }
 
-// receive returns the next value of c, failing the test after a while.
-func receive[V any](t *testing.T, c <-chan V) V {
-	t.Helper()
-	select {
-	case v := <-c:
-		return v
-	case <-time.After(10 * time.Second):
-		require.FailNow(t, "nothing received within 10s")
-		panic("unreachable")
-	}
-}
+// receive returns the next value of c, failing the test after 10s.
+func receive[V any](t *testing.T, c <-chan V) V { return await.Receive(t, c, 10*time.Second) }
 
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/clock"
+	"github.com/kubecache/kubecache/internal/await"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -472,17 +473,7 @@ func (h *harness) waitWatching() {
 }
 
 // recv receives from c, failing the test if nothing comes in time.
-func recv[E any](t *testing.T, c <-chan E) E {
-	t.Helper()
-	select {
-	case v := <-c:
-		return v
-	case <-time.After(testTimeout):
-		t.Fatalf("nothing received on %T in %v", c, testTimeout)
-	}
-	var zero E
-	return zero
-}
+func recv[E any](t *testing.T, c <-chan E) E { return await.Receive(t, c, testTimeout) }
 
 // contextT shortens runner signatures.
 type contextT = context.Context

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/clock"
+	"github.com/kubecache/kubecache/internal/await"
 )
 
 // epoch is where fake clocks start in tests.
@@ -61,16 +62,7 @@ func getAsync[K comparable](ctx context.Context, q *Queue[K]) <-chan getResult[K
 }
 
 // receive waits for a result, failing the test after testTimeout.
-func receive[T any](t *testing.T, ch <-chan T) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(testTimeout):
-		require.FailNow(t, "timed out waiting for a result")
-		panic("unreachable")
-	}
-}
+func receive[T any](t *testing.T, ch <-chan T) T { return await.Receive(t, ch, testTimeout) }
 
 // parkWatcher lets a test wait until Gets are parked in a queue.
 type parkWatcher[K comparable] struct {
