@@ -253,8 +253,10 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 			if err := st.send(c); err != nil {
 				return
 			}
-			// Take everything already queued before deciding on a flush.
-			for len(queue) > 0 {
+			// Take everything already queued before deciding on a flush,
+			// unless a stall was injected meanwhile: a stalled watch must
+			// leave its queue to fill.
+			for len(queue) > 0 && reg.Watcher.StallChan() == nil {
 				if err := st.send(<-queue); err != nil {
 					return
 				}
