@@ -24,20 +24,7 @@ func TestTransitions(t *testing.T) {
 	invalid := status(422, meta.ReasonInvalid)
 	stale := &StaleError{ResourceVersion: "5", LastSynced: "9"}
 
-	type memory struct {
-		streaming    bool
-		lastSync     string
-		unusable     bool
-		shortWatches int
-	}
-	for _, tc := range []struct {
-		name   string
-		before memory
-		from   State
-		out    outcome
-		want   State
-		after  memory
-	}{
+	for _, tc := range []transition{
 		// Paginated lists.
 		{"first list succeeds", memory{}, Listing{ResourceVersion: "0"}, outcome{rv: "10"},
 			Watching{ResourceVersion: "10"}, memory{lastSync: "10"}},
@@ -120,22 +107,45 @@ func TestTransitions(t *testing.T) {
 		{"cancellation stops any state", memory{}, Watching{ResourceVersion: "3"}, outcome{stopped: true, err: gone},
 			Stopped{}, memory{}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			now := time.Unix(1000, 0)
-			m := &machine{
-				backoff:      backoff{cfg: Backoff{Initial: time.Second, Max: 30 * time.Second, ResetAfter: 2 * time.Minute}},
-				now:          func() time.Time { return now },
-				streaming:    tc.before.streaming,
-				lastSync:     tc.before.lastSync,
-				unusable:     tc.before.unusable,
-				shortWatches: tc.before.shortWatches,
-				goneMax:      2 * time.Minute,
-			}
-			got := m.next(tc.from, tc.out)
-			assert.Equal(t, tc.want, stripCauses(got), "next(%v, %+v)", tc.from, tc.out)
-			assert.Equal(t, tc.after, memory{m.streaming, m.lastSync, m.unusable, m.shortWatches}, "machine memory")
-		})
+		t.Run(tc.name, func(t *testing.T) { tc.check(t) })
 	}
+}
+
+// memory is what the machine remembers between states.
+type memory struct {
+	streaming    bool
+	lastSync     string
+	unusable     bool
+	shortWatches int
+}
+
+// transition is one row of TestTransitions: from state from with memory
+// before, outcome out leads to state want with memory after.
+type transition struct {
+	name   string
+	before memory
+	from   State
+	out    outcome
+	want   State
+	after  memory
+}
+
+// check runs the transition on a machine (1 s to 30 s backoff, the clock
+// at 1000 s) and compares the next state and memory.
+func (tc transition) check(t *testing.T) {
+	now := time.Unix(1000, 0)
+	m := &machine{
+		backoff:      backoff{cfg: Backoff{Initial: time.Second, Max: 30 * time.Second, ResetAfter: 2 * time.Minute}},
+		now:          func() time.Time { return now },
+		streaming:    tc.before.streaming,
+		lastSync:     tc.before.lastSync,
+		unusable:     tc.before.unusable,
+		shortWatches: tc.before.shortWatches,
+		goneMax:      2 * time.Minute,
+	}
+	got := m.next(tc.from, tc.out)
+	assert.Equal(t, tc.want, stripCauses(got), "next(%v, %+v)", tc.from, tc.out)
+	assert.Equal(t, tc.after, memory{m.streaming, m.lastSync, m.unusable, m.shortWatches}, "machine memory")
 }
 
 func TestTransitionsKeepTheCause(t *testing.T) {
