@@ -2,7 +2,7 @@
 // on the real kube-apiserver and on the fake server: a CRD's schema
 // published in /openapi/v3, defaults, the value keywords of structural
 // schemas, ratcheting, CEL rules (passing, failing, transition rules, a
-// rule that does not compile), two versions with a deprecated one, and
+// rule that does not compile, a rule too expensive), two versions with a deprecated one, and
 // ValidatingAdmissionPolicies (Deny, Warn, params, a policy that does
 // not compile) and MutatingAdmissionPolicies (ApplyConfiguration, JSON
 // patch).
@@ -15,4 +15,5 @@
 //	client_test.go  raw requests, the CRDs' set-up and clean-up
 //	policy_test.go  the validating admission policy rows
 //	mutating_test.go the mutating admission policy row
+//	cost_test.go    a rule too expensive for the estimated cost limit
 package crd

@@ -2,9 +2,12 @@ package cel
 
 import (
 	"encoding/json"
+	"math"
+	"sort"
 	"strconv"
 
 	"github.com/google/cel-go/cel"
+	celchecker "github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
@@ -63,7 +66,8 @@ func Compile(s *structural.Schema, path string) (*Rules, []apistatus.FieldError)
 		return nil, nil
 	}
 	c := &compiler{p: newProvider()}
-	root := c.node(s, "Object", path, 0)
+	root := c.node(s, "Object", path, 0, 1)
+	c.checkTotal(path)
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
@@ -76,9 +80,20 @@ func Compile(s *structural.Schema, path string) (*Rules, []apistatus.FieldError)
 type compiler struct {
 	p    *provider
 	errs []apistatus.FieldError
+	// total is the estimated cost of all the rules; expensive the paths
+	// of the (at most four) costliest rules of 1% of the limit or more.
+	total     uint64
+	expensive []ruleCost
 }
 
-func (c *compiler) node(s *structural.Schema, typeName, path string, depth int) *node {
+type ruleCost struct {
+	path string
+	cost uint64
+}
+
+// node compiles the rules of s and below; card is how many values s can
+// have in one object (the product of the lists' and maps' sizes above).
+func (c *compiler) node(s *structural.Schema, typeName, path string, depth int, card uint64) *node {
 	n := &node{schema: s}
 	if s == nil || depth > 64 {
 		return n
@@ -86,14 +101,14 @@ func (c *compiler) node(s *structural.Schema, typeName, path string, depth int) 
 	if len(s.Validations) > 0 {
 		t := c.p.declType(s, typeName, 0)
 		for i, r := range s.Validations {
-			if cr, ok := c.rule(r, t, path+".x-kubernetes-validations["+strconv.Itoa(i)+"]"); ok {
+			if cr, ok := c.rule(r, s, t, path+".x-kubernetes-validations["+strconv.Itoa(i)+"]", card); ok {
 				n.rules = append(n.rules, cr)
 			}
 		}
 		n.any = true
 	}
 	for _, name := range s.PropertyNames() {
-		child := c.node(s.Properties[name], typeName+"."+name, path+".properties["+name+"]", depth+1)
+		child := c.node(s.Properties[name], typeName+"."+name, path+".properties["+name+"]", depth+1, card)
 		if child.any {
 			if n.props == nil {
 				n.props = map[string]*node{}
@@ -103,20 +118,21 @@ func (c *compiler) node(s *structural.Schema, typeName, path string, depth int) 
 		}
 	}
 	if s.Items != nil {
-		if n.items = c.node(s.Items, typeName+".@items", path+".items", depth+1); n.items.any {
+		if n.items = c.node(s.Items, typeName+".@items", path+".items", depth+1, multiply(card, uint64(maxItems(s)))); n.items.any {
 			n.any = true
 		}
 	}
 	if s.AdditionalProperties != nil {
-		if n.values = c.node(s.AdditionalProperties, typeName+".@values", path+".additionalProperties", depth+1); n.values.any {
+		if n.values = c.node(s.AdditionalProperties, typeName+".@values", path+".additionalProperties", depth+1, multiply(card, uint64(maxProperties(s)))); n.values.any {
 			n.any = true
 		}
 	}
 	return n
 }
 
-// rule compiles one rule (and its messageExpression) for a node of type t.
-func (c *compiler) rule(r structural.Rule, t *types.Type, path string) (compiled, bool) {
+// rule compiles one rule (and its messageExpression) for a node of schema
+// s and type t, which can have card values in one object.
+func (c *compiler) rule(r structural.Rule, s *structural.Schema, t *types.Type, path string, card uint64) (compiled, bool) {
 	var reason *string
 	if r.Reason != "" {
 		reason = &r.Reason
@@ -138,6 +154,13 @@ func (c *compiler) rule(r structural.Rule, t *types.Type, path string) (compiled
 	ast, iss := env.Compile(r.Rule)
 	if iss.Err() != nil {
 		return fail("rule", "compilation failed: "+iss.Err().Error())
+	}
+	if est, err := env.EstimateCost(ast, sizes{self: s}, celchecker.PresenceTestHasCost(false)); err == nil {
+		cost := multiply(est.Max, card)
+		if cost > estimatedCostLimit {
+			c.errs = append(c.errs, apistatus.FieldForbidden(path+".rule", costMessage("estimated rule cost", cost, estimatedCostLimit)))
+		}
+		c.observe(path+".rule", cost)
 	}
 	if !ast.OutputType().IsExactType(types.BoolType) && ast.OutputType() != types.DynType {
 		return fail("rule", "cel expression must evaluate to a bool")
@@ -165,4 +188,33 @@ func (c *compiler) rule(r structural.Rule, t *types.Type, path string) (compiled
 		}
 	}
 	return cr, true
+}
+
+// observe adds a rule's estimated cost to the schema's total.
+func (c *compiler) observe(path string, cost uint64) {
+	if c.total > math.MaxUint64-cost {
+		c.total = math.MaxUint64
+	} else {
+		c.total += cost
+	}
+	if cost < estimatedCRDCostLimit/100 {
+		return
+	}
+	c.expensive = append(c.expensive, ruleCost{path: path, cost: cost})
+	sort.SliceStable(c.expensive, func(i, j int) bool { return c.expensive[i].cost > c.expensive[j].cost })
+	if len(c.expensive) > 4 {
+		c.expensive = c.expensive[:4]
+	}
+}
+
+// checkTotal refuses a schema whose rules together cost too much, naming
+// the costliest ones and the schema (path).
+func (c *compiler) checkTotal(path string) {
+	if c.total <= estimatedCRDCostLimit {
+		return
+	}
+	for _, e := range c.expensive {
+		c.errs = append(c.errs, apistatus.FieldForbidden(e.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
+	}
+	c.errs = append(c.errs, apistatus.FieldForbidden(path, costMessage("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", c.total, estimatedCRDCostLimit)))
 }

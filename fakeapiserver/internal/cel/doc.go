@@ -14,6 +14,8 @@
 //     value without a schema (admission policies use both).
 //   - compile.go: Compile, every rule of a schema compiled, and the
 //     errors a CRD write gets for rules that do not compile.
+//   - cost.go: the estimated cost of a rule at CRD write (the sizes the
+//     schema allows, the real limits and wording).
 //   - check.go: Rules.Check, the rules run against an object (and the
 //     stored one on update).
 //   - library.go: the Kubernetes CEL functions rules commonly call
