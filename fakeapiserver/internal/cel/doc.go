@@ -16,6 +16,7 @@
 //     errors a CRD write gets for rules that do not compile.
 //   - cost.go: the estimated cost of a rule at CRD write (the sizes the
 //     schema allows, the real limits and wording).
+//   - library_net.go: the Kubernetes ip, cidr and url libraries.
 //   - check.go: Rules.Check, the rules run against an object (and the
 //     stored one on update).
 //   - library.go: the Kubernetes CEL functions rules commonly call

@@ -202,7 +202,9 @@ func Libraries() []cel.EnvOption {
 		cel.HomogeneousAggregateLiterals(),
 		cel.DefaultUTCTimeZone(true),
 		cel.CrossTypeNumericComparisons(true),
+		ext.Lists(ext.ListsVersion(3)),
 		kubernetesLibrary(),
+		cel.Lib(library{opts: netLibraries()}),
 	}
 }
 
