@@ -15,18 +15,19 @@ import (
 // (and between two runs on one server): they are compared by presence and
 // type, not value.
 var volatile = map[string]string{
-	"resourceVersion":   "<rv>",
-	"uid":               "<uid>",
-	"creationTimestamp": "<time>",
-	"deletionTimestamp": "<time>",
-	"time":              "<time>",
-	"firstTimestamp":    "<time>",
-	"lastTimestamp":     "<time>",
-	"eventTime":         "<time>",
-	"renewTime":         "<time>",
-	"acquireTime":       "<time>",
-	"continue":          "<continue>",
-	"selfLink":          "<selfLink>",
+	"resourceVersion":         "<rv>",
+	"uid":                     "<uid>",
+	"creationTimestamp":       "<time>",
+	"deletionTimestamp":       "<time>",
+	"time":                    "<time>",
+	"firstTimestamp":          "<time>",
+	"lastTimestamp":           "<time>",
+	"eventTime":               "<time>",
+	"renewTime":               "<time>",
+	"acquireTime":             "<time>",
+	"lastPhaseTransitionTime": "<time>",
+	"continue":                "<continue>",
+	"selfLink":                "<selfLink>",
 }
 
 var (

@@ -10,7 +10,8 @@ import (
 )
 
 // Validation of RBAC, Leases, PriorityClasses, HPAs, PDBs, Ingresses,
-// NetworkPolicies, StorageClasses and EndpointSlices.
+// NetworkPolicies, StorageClasses, EndpointSlices and the CSI kinds
+// (CSIDriver, CSINode, VolumeAttachment, CSIStorageCapacity).
 
 func validateRole(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	for i, r := range items(obj, "rules") {
@@ -286,5 +287,57 @@ func validateCSIDriver(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		if mode != "Persistent" && mode != "Ephemeral" {
 			v.notSupported("spec.volumeLifecycleModes", mode, "Persistent", "Ephemeral")
 		}
+	}
+}
+
+func validateCSINode(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	seen := map[string]bool{}
+	for i, d := range items(sub(obj, "spec"), "drivers") {
+		p := index("spec.drivers", i)
+		name := str(d, "name")
+		if name == "" {
+			v.required(p+".name", "")
+		} else {
+			v.problems(p+".name", name, validation.SubdomainProblems(name))
+		}
+		if str(d, "nodeID") == "" {
+			v.required(p+".nodeID", "")
+		}
+		if n, ok := integer(sub(d, "allocatable"), "count"); ok && n < 0 {
+			v.invalidRaw(p+".allocatable.count", strconv.FormatInt(n, 10), "must be greater than or equal to 0")
+		}
+		for _, k := range stringsOf(d, "topologyKeys") {
+			// The real server reports a bad key on the driver itself.
+			v.problems(p, k, qualifiedNameProblems(k))
+		}
+		if seen[name] {
+			v.duplicate(p+".name", name)
+		}
+		seen[name] = true
+	}
+}
+
+func validateVolumeAttachment(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	spec := sub(obj, "spec")
+	if str(spec, "attacher") == "" {
+		v.required("spec.attacher", "")
+	} else {
+		v.problems("spec.attacher", str(spec, "attacher"), validation.SubdomainProblems(str(spec, "attacher")))
+	}
+	source := sub(spec, "source")
+	if unset(source, "persistentVolumeName") == unset(source, "inlineVolumeSpec") {
+		v.required("spec.source", "must specify exactly one of inlineVolumeSpec and persistentVolumeName")
+	}
+	node := str(spec, "nodeName")
+	v.problems("spec.nodeName", node, validation.SubdomainProblems(node))
+}
+
+func validateCSIStorageCapacity(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	class := str(obj, "storageClassName")
+	v.problems("storageClassName", class, validation.SubdomainProblems(class))
+	// Only the capacity must not be negative (the real server takes a
+	// negative maximumVolumeSize).
+	if q, ok := quantityValue(obj.Get("capacity")); ok && q.Sign() < 0 {
+		v.invalid("capacity", str(obj, "capacity"), "must be greater than or equal to 0")
 	}
 }

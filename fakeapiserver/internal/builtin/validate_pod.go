@@ -57,6 +57,35 @@ func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
 	for i, t := range items(spec, "tolerations") {
 		v.toleration(index(path+".tolerations", i), t)
 	}
+	v.hostNamespaces(path, spec)
+	for i, g := range items(spec, "readinessGates") {
+		ct := str(g, "conditionType")
+		v.problems(index(path+".readinessGates", i)+".conditionType", ct, qualifiedNameProblems(ct))
+	}
+}
+
+// hostNamespaces checks the host namespace rules: a process namespace
+// is not shared with the host's PID namespace, and on the host network
+// a container's host port is its container port.
+func (v *validator) hostNamespaces(path string, spec *jsonv.Value) {
+	isTrue := func(k string) bool { b := spec.Get(k); return b != nil && b.Kind == jsonv.Bool && b.B }
+	if isTrue("shareProcessNamespace") && isTrue("hostPID") {
+		v.invalidRaw(path+".shareProcessNamespace", "true", "ShareProcessNamespace and HostPID cannot both be enabled")
+	}
+	if !isTrue("hostNetwork") {
+		return
+	}
+	for _, list := range []string{"containers", "initContainers"} {
+		for ci, c := range items(spec, list) {
+			for pi, port := range items(c, "ports") {
+				hp, _ := integer(port, "hostPort")
+				cp, _ := integer(port, "containerPort")
+				if hp != 0 && hp != cp {
+					v.invalidRaw(index(index(path+"."+list, ci)+".ports", pi)+".hostPort", strconv.FormatInt(hp, 10), "must match `containerPort` when `hostNetwork` is true")
+				}
+			}
+		}
+	}
 }
 
 // toleration checks one toleration.
