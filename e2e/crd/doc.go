@@ -16,4 +16,5 @@
 //	policy_test.go  the validating admission policy rows
 //	mutating_test.go the mutating admission policy row
 //	cost_test.go    a rule too expensive for the estimated cost limit
+//	selectable_test.go deprecated versions' warnings, selectableFields
 package crd
