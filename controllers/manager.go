@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kubecache/kubecache/clock"
+	"github.com/kubecache/kubecache/controllers/cronjob"
 	"github.com/kubecache/kubecache/controllers/daemonset"
 	"github.com/kubecache/kubecache/controllers/deployment"
 	"github.com/kubecache/kubecache/controllers/endpointslice"
@@ -91,6 +92,8 @@ func New(client *rest.Client, opts Options) (*Manager, error) {
 // build returns the named controller.
 func build(env kit.Env, name string, opts Options) (runner, error) {
 	switch name {
+	case CronJob:
+		return cronjob.New(env)
 	case DaemonSet:
 		return daemonset.New(env)
 	case Deployment:

@@ -8,6 +8,7 @@ import (
 
 // The controllers a Manager can run, by the names --controllers takes.
 const (
+	CronJob        = "cronjob"
 	DaemonSet      = "daemonset"
 	Deployment     = "deployment"
 	EndpointSlice  = "endpointslice"
@@ -20,7 +21,7 @@ const (
 )
 
 // All lists every controller, in the order a Manager starts them.
-var All = []string{DaemonSet, Deployment, EndpointSlice, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount, StatefulSet}
+var All = []string{CronJob, DaemonSet, Deployment, EndpointSlice, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount, StatefulSet}
 
 // ParseNames reads a --controllers value: "all", "" (none), or a comma
 // separated list of names, where "-name" removes one from what comes

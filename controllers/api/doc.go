@@ -30,6 +30,7 @@
 //	revision.go       ControllerRevision and the pod template it holds
 //	claim.go          PersistentVolumeClaim
 //	job.go            Job and its conditions
+//	cronjob.go        CronJob and its Job template
 //	service.go        Service and EndpointSlice
 //	serviceaccount.go ServiceAccount and the kube-root-ca.crt ConfigMap
 //	event.go          Event (core/v1), as controllers record them

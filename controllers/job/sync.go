@@ -156,8 +156,8 @@ func (c *Controller) expireFinished(ctx context.Context, key string, j *api.Job,
 		c.loop.AddAt(key, expires)
 		return nil
 	}
-	err := c.env.Client.Delete().Group("batch").Version("v1").Namespace(j.Namespace).Resource("jobs").Name(j.Name).
-		Body([]byte(`{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background","preconditions":{"uid":"` + j.UID + `"}}`)).Do(ctx).Error()
+	t := kit.Target{Group: "batch", Version: "v1", Resource: "jobs", Namespace: j.Namespace, Name: j.Name}
+	err := kit.DeleteWith(ctx, c.env.Client, t, j.UID, "Background")
 	if rest.IsNotFound(err) {
 		return nil
 	}

@@ -57,16 +57,42 @@ func Create(ctx context.Context, c *rest.Client, t Target, obj any, out any) err
 	return res.Into(out)
 }
 
+// In returns t in namespace.
+func (t Target) In(namespace string) Target {
+	t.Namespace = namespace
+	return t
+}
+
+// Get reads t into out.
+func Get(ctx context.Context, c *rest.Client, t Target, out any) error {
+	return t.request(c.Get()).Do(ctx).Into(out)
+}
+
 // Delete deletes t. With uid set the delete is refused if the object is
 // another one of the same name by now; grace, when not nil, is the
 // grace period in seconds.
 func Delete(ctx context.Context, c *rest.Client, t Target, uid string, grace *int64) error {
+	return deleteOpts(ctx, c, t, uid, grace, "")
+}
+
+// DeleteWith deletes t (refused if it is no longer the object with
+// uid, when uid is set) with a propagationPolicy: "Background" deletes
+// its dependents after it, "Foreground" before, "Orphan" leaves them.
+func DeleteWith(ctx context.Context, c *rest.Client, t Target, uid, propagation string) error {
+	return deleteOpts(ctx, c, t, uid, nil, propagation)
+}
+
+// deleteOpts sends a delete of t with the options given.
+func deleteOpts(ctx context.Context, c *rest.Client, t Target, uid string, grace *int64, propagation string) error {
 	opts := map[string]any{"kind": "DeleteOptions", "apiVersion": "v1"}
 	if uid != "" {
 		opts["preconditions"] = map[string]string{"uid": uid}
 	}
 	if grace != nil {
 		opts["gracePeriodSeconds"] = *grace
+	}
+	if propagation != "" {
+		opts["propagationPolicy"] = propagation
 	}
 	body, _ := json.Marshal(opts)
 	return t.request(c.Delete()).Body(body).Do(ctx).Error()
