@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
@@ -168,32 +169,14 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		}
 	}
 	if res.Namespaced {
-		name := m.Name
-		if generated {
-			name = ""
-		}
-		if err := s.checkNamespaceForCreate(res, m.Namespace, name); err != nil {
+		if err := s.checkNamespaceForCreate(res, m.Namespace, reqName); err != nil {
 			return nil, nil, err
 		}
 	}
 	doc := storage.DocumentOf(rest)
 	fields := res.SelectableFields(&doc)
-	if wo.managed != nil {
-		m.ManagedFields = wo.managed
-	} else {
-		// Update starts from the entries the client sent, if any.
-		sent, err := storage.Assemble(in.Kind, in.APIVersion, m, storage.EncodeRest(rest), fields)
-		if err != nil {
-			return nil, nil, err
-		}
-		doc, err := sent.Document()
-		if err != nil {
-			return nil, nil, err
-		}
-		if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.APIVersion), apply.Request{
-			Manager: wo.manager, APIVersion: in.APIVersion, StatusSubresource: res.HasStatus(), Now: now})); err != nil {
-			return nil, nil, apistatus.Internal(err)
-		}
+	if m.ManagedFields, err = createdManagedFields(res, in, m, rest, fields, wo, now); err != nil {
+		return nil, nil, err
 	}
 	rest, err = s.builtinAdmitCreate(res, in.APIVersion, m, rest, wo.dryRun)
 	if err != nil {
@@ -242,6 +225,30 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		s.ctrl.AfterWrite(ctx, res, watch.Added, nil, obj)
 		return obj, warnings, nil
 	}
+}
+
+// createdManagedFields returns the managedFields of an object being
+// created with metadata m and body rest: wo.managed when set (server-side
+// apply), otherwise an Update entry of wo's manager added to the entries
+// the client sent, if any.
+func createdManagedFields(res *registry.Resource, in *request.Incoming, m *meta.ObjectMeta, rest []jsonv.Member, fields map[string]string, wo writeOptions, now time.Time) (meta.ManagedFields, error) {
+	if wo.managed != nil {
+		return wo.managed, nil
+	}
+	sent, err := storage.Assemble(in.Kind, in.APIVersion, m, storage.EncodeRest(rest), fields)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := sent.Document()
+	if err != nil {
+		return nil, err
+	}
+	managed, err := meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.APIVersion), apply.Request{
+		Manager: wo.manager, APIVersion: in.APIVersion, StatusSubresource: res.HasStatus(), Now: now}))
+	if err != nil {
+		return nil, apistatus.Internal(err)
+	}
+	return managed, nil
 }
 
 // generateName appends 5 random characters to prefix, truncating the
