@@ -141,7 +141,7 @@ var netOverloads = map[string]bool{
 	"cidr_contains_ip_ip": true, "cidr_contains_cidr_string": true, "cidr_contains_cidr": true, "cidr_prefix_length": true,
 	"cidr_masked": true, "ip_to_string": true, "cidr_to_string": true, "string_to_url": true, "is_url_string": true,
 	"url_get_scheme": true, "url_get_host": true, "url_get_hostname": true, "url_get_port": true,
-	"url_get_escaped_path": true, "url_get_query": true, "list_includes_dyn_dyn": true,
+	"url_get_escaped_path": true, "url_get_query": true,
 }
 
 // EstimateCallCost implements celchecker.CostEstimator: cel-go's own

@@ -27,7 +27,6 @@ func kubernetesLibrary() cel.EnvOption {
 			cel.Function("max", cel.MemberOverload("list_max", []*cel.Type{listT}, t, cel.UnaryBinding(extreme(1)))),
 			cel.Function("indexOf", cel.MemberOverload("list_index_of", []*cel.Type{listT, t}, cel.IntType, cel.BinaryBinding(indexOf(false)))),
 			cel.Function("lastIndexOf", cel.MemberOverload("list_last_index_of", []*cel.Type{listT, t}, cel.IntType, cel.BinaryBinding(indexOf(true)))),
-			cel.Function("includes", cel.MemberOverload("list_includes_dyn_dyn", []*cel.Type{cel.DynType, cel.DynType}, cel.BoolType, cel.BinaryBinding(includes))),
 			cel.Function("find", cel.MemberOverload("string_find", []*cel.Type{cel.StringType, cel.StringType}, cel.StringType, cel.BinaryBinding(find))),
 			cel.Function("findAll",
 				cel.MemberOverload("string_find_all", []*cel.Type{cel.StringType, cel.StringType}, cel.ListType(cel.StringType), cel.BinaryBinding(findAll(-1))),
@@ -188,17 +187,4 @@ func findAll(limit int) func(ref.Val, ref.Val) ref.Val {
 		}
 		return types.DefaultTypeAdapter.NativeToValue(re.FindAllString(str, limit))
 	}
-}
-
-// includes reports whether a list holds x (or a value equals it).
-func includes(target, x ref.Val) ref.Val {
-	if l, ok := target.(traits.Lister); ok {
-		for it := l.Iterator(); it.HasNext() == types.True; {
-			if it.Next().Equal(x) == types.True {
-				return types.True
-			}
-		}
-		return types.False
-	}
-	return types.Bool(target.Equal(x) == types.True)
 }
