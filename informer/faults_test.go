@@ -112,12 +112,7 @@ func TestSkipUnchangedUpdatesDropsRelistNoise(t *testing.T) {
 			a := e.create("default", "a", nil)
 			errs := newErrorLog()
 			inf := e.informerFor("default", informer.Options[*ConfigMap]{SkipUnchangedUpdates: skip, OnError: errs.add})
-			rec := newRecorder()
-			_, err := inf.AddEventHandler(rec, informer.HandlerOptions{})
-			require.NoError(t, err)
-			run(t, inf)
-			waitSynced(t, inf)
-			require.NoError(t, e.srv.WaitForWatchers(e.ctx, "configmaps", 1))
+			rec := e.startRecorded(inf)
 
 			// A cut watch that cannot resume (history compacted) forces a
 			// relist that finds a unchanged and c new.

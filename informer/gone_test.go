@@ -263,12 +263,7 @@ func TestResourceGoneKeepsOrEmptiesTheCache(t *testing.T) {
 			opts := goneOptions[*ConfigMap](clk, states, errs)
 			opts.Reflector.EmptyWhenGone = empty
 			inf := e.informerFor("default", opts)
-			rec := newRecorder()
-			_, err := inf.AddEventHandler(rec, informer.HandlerOptions{})
-			require.NoError(t, err)
-			run(t, inf)
-			waitSynced(t, inf)
-			require.NoError(t, e.srv.WaitForWatchers(e.ctx, "configmaps", 1))
+			rec := e.startRecorded(inf)
 
 			e.srv.FailNext(fakeapiserver.FailRule{Match: fakeapiserver.Match{Resource: "configmaps"}, Count: 1 << 20, Code: 404})
 			e.srv.CutWatches(fakeapiserver.Match{Resource: "configmaps"}, fakeapiserver.CutAbort)

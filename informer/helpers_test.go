@@ -80,6 +80,19 @@ func (e *env) remove(ns, name string) {
 	require.NoError(e.t, err, "delete %s/%s", ns, name)
 }
 
+// startRecorded adds a recorder to inf, runs inf until the test ends and
+// waits until it has synced and its watch is open on the server.
+func (e *env) startRecorded(inf *informer.Informer[*ConfigMap]) *recorder {
+	e.t.Helper()
+	rec := newRecorder()
+	_, err := inf.AddEventHandler(rec, informer.HandlerOptions{})
+	require.NoError(e.t, err)
+	run(e.t, inf)
+	waitSynced(e.t, inf)
+	require.NoError(e.t, e.srv.WaitForWatchers(e.ctx, "configmaps", 1))
+	return rec
+}
+
 // informerFor builds an informer for configmaps in ns over the env's
 // server, with fast retries.
 func (e *env) informerFor(ns string, opts informer.Options[*ConfigMap]) *informer.Informer[*ConfigMap] {

@@ -62,12 +62,7 @@ func TestTransformSkipsObjectsAlreadyStored(t *testing.T) {
 		OnError:   errs.add,
 		Transform: informer.Transform[*ConfigMap]{Name: "count", Func: func(cm *ConfigMap) (*ConfigMap, error) { calls.Add(1); return cm, nil }},
 	})
-	rec := newRecorder()
-	_, err := inf.AddEventHandler(rec, informer.HandlerOptions{})
-	require.NoError(t, err)
-	run(t, inf)
-	waitSynced(t, inf)
-	require.NoError(t, e.srv.WaitForWatchers(e.ctx, "configmaps", 1))
+	rec := e.startRecorded(inf)
 	require.Equal(t, int32(1), calls.Load())
 	before, ok := inf.Indexer().GetByKey("default/a")
 	require.True(t, ok)
