@@ -61,6 +61,8 @@
 //	                 HandlerOptions.OnBookmark and OnSynced
 //	predicate.go     Predicate (HandlerOptions.Predicate): GenerationChanged, LabelsChanged,
 //	                 AnnotationChanged, ResourceVersionChanged, And, Or, Not
+//	logging.go       contextual logging (Options.Logger, or the Run context's logger)
+//	metrics.go       the handler metrics of Options.Metrics: latency, duration, backlog
 //	wait.go          WaitForCacheSync, Syncer, NotSyncedError (why a cache has not synced)
 //	factory.go       Factory, For, Spec: informers shared by key
 //	factory_namespaces.go  ForNamespaces, NamespacesSpec: multi-namespace informers shared by key

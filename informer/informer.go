@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strconv"
 	"sync"
@@ -64,10 +65,18 @@ type Options[T meta.Object] struct {
 	// (*HandlerPanicError), and objects the cache refused. It is called
 	// from the informer's goroutines and must not block.
 	OnError func(error)
+	// Logger, if set, receives the informer's and its reflector's log
+	// lines (logging.go), each labelled with the informer's name, resource
+	// and namespaces. Nil takes the logger the context of Run carries
+	// (reflector.WithLogger); with neither the informer logs nothing.
+	Logger *slog.Logger
 	// Metrics, if set, receives the informer's measurements, labelled
 	// informer=<Name>: kubecache_informer_events_total (type=add, update,
 	// delete), kubecache_informer_lists_total (the initial list and every
-	// relist) and the gauge kubecache_informer_store_objects.
+	// relist), the gauge kubecache_informer_store_objects, and per
+	// handler the latency and duration histograms and backlog gauge of
+	// metrics.go. The reflector reports through it too (lists, watches,
+	// their durations, relists by cause), unless Reflector.Metrics is set.
 	// metrics.Registry keeps them; package metrics/promtext serves them.
 	Metrics metrics.Sink
 }
@@ -150,6 +159,11 @@ type Informer[T meta.Object] struct {
 	// processFn is inf.process as a value, made once: a method value
 	// made at each Pop would allocate per event.
 	processFn cache.PopProcessFunc[T]
+
+	// desc is what the informer's ListerWatcher lists, and logger the
+	// labelled logger of the current Run (logging.go); nil is quiet.
+	desc   reflector.Description
+	logger atomic.Pointer[slog.Logger]
 }
 
 // runState is where an informer is in its life.
@@ -174,6 +188,7 @@ func New[T meta.Object](lw reflector.ListerWatcher[T], opts Options[T]) (*Inform
 	if err != nil {
 		return nil, err
 	}
+	inf.desc = reflector.Describe(lw)
 	refl, err := inf.newReflector(lw, inf.store, "")
 	if err != nil {
 		return nil, err
@@ -242,6 +257,9 @@ func (inf *Informer[T]) newReflector(lw reflector.ListerWatcher[T], store reflec
 	if ropts.Clock == nil && inf.opts.Clock != nil {
 		ropts.Clock = inf.opts.Clock
 	}
+	if ropts.Metrics == nil {
+		ropts.Metrics = inf.opts.Metrics
+	}
 	userOnError := ropts.OnError
 	ropts.OnError = func(e *reflector.Error) {
 		inf.recordReflectorError(e)
@@ -309,11 +327,12 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	if err := inf.startListeners(); err != nil {
 		return err
 	}
+	rctx := inf.startLogging(ctx)
 	var wg sync.WaitGroup
 	if inf.multi != nil {
-		wg.Go(func() { inf.multi.run(ctx) })
+		wg.Go(func() { inf.multi.run(rctx) })
 	} else {
-		wg.Go(func() { _ = inf.refl.Run(ctx) })
+		wg.Go(func() { _ = inf.refl.Run(rctx) })
 	}
 	wg.Go(func() { inf.processLoop(ctx) })
 	wg.Go(func() { inf.resyncLoop(ctx) })
@@ -321,6 +340,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 
 	inf.queue.Close()
 	inf.stopListeners()
+	inf.logStopped()
 	return nil
 }
 
@@ -392,6 +412,7 @@ func (inf *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Reg
 		onSynced:     opts.OnSynced,
 		pred:         opts.Predicate,
 		filtered:     !opts.Predicate.isZero(),
+		measured:     inf.opts.Metrics != nil,
 	}
 	if l.onBookmark != nil || l.onSynced != nil {
 		inf.fresh.wanted++
@@ -531,6 +552,7 @@ func (inf *Informer[T]) checkSynced() {
 	inf.syncSeq.Store(inf.log.appended)
 	inf.synced.Store(true)
 	close(inf.syncedCh)
+	inf.logSynced()
 	for _, l := range inf.listeners {
 		l.checkSynced()
 	}
@@ -556,6 +578,7 @@ func (inf *Informer[T]) now() int64 { return int64(inf.clock.Now().Sub(inf.epoch
 
 // report hands err to Options.OnError.
 func (inf *Informer[T]) report(err error) {
+	inf.logError(err)
 	if inf.opts.OnError != nil {
 		inf.opts.OnError(err)
 	}

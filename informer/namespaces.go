@@ -107,6 +107,12 @@ func NewMultiNamespace[T meta.Object](client rest.Getter, src reflector.Source, 
 	if err != nil {
 		return nil, err
 	}
+	// Log lines name the namespaces the informer starts with, or the
+	// selector that chooses them.
+	inf.desc = reflector.Description{Resource: src.Resource, Namespaces: slices.Clone(opts.Namespaces)}
+	if opts.NamespaceSelector != "" {
+		inf.desc.Namespaces = []string{"selector " + opts.NamespaceSelector}
+	}
 	set, err := newNamespaceSet(inf, client, src, opts.NamespaceSelector)
 	if err != nil {
 		return nil, err

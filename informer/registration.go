@@ -190,6 +190,9 @@ type listener[T meta.Object] struct {
 	// pred filters the handler's calls when filtered is set.
 	pred     Predicate
 	filtered bool
+	// measured says the informer has a Sink: deliveries are timed
+	// (metrics.go).
+	measured bool
 }
 
 // stopping reports whether the listener must stop delivering.
@@ -221,6 +224,9 @@ func (l *listener[T]) run() {
 	l.checkSynced()
 	for {
 		published := log.published.Load()
+		if l.measured {
+			l.reportBacklog(published)
+		}
 		for l.cur.seq() < published {
 			if l.stopping() {
 				return
@@ -231,7 +237,11 @@ func (l *listener[T]) run() {
 			}
 			seq := l.cur.seq()
 			l.taken.Store(seq)
-			l.deliver(e)
+			if l.measured {
+				l.deliverMeasured(e)
+			} else {
+				l.deliver(e)
+			}
 			l.done.Store(seq)
 			l.checkSynced()
 		}

@@ -25,7 +25,7 @@ import (
 // without a request each; a manifest is bounded like a request body).
 func seedConfigMaps(t *testing.T, srv *fakeapiserver.Server, ns string, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), shardTimeout)
 	defer cancel()
 	ns = strconv.Quote(ns)
 	require.NoError(t, srv.Load(ctx, []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":`+ns+`}}`)))
@@ -57,7 +57,7 @@ func seedConfigMaps(t *testing.T, srv *fakeapiserver.Server, ns string, n int) {
 }
 
 // Four informers, each with one shard of four, hold every one of
-// shardObjects ConfigMaps (100,000 with the load build tag, 10,000
+// shardObjects ConfigMaps (100,000 with the load build tag, 4,000
 // without) exactly once: after the first list, and again after churn
 // (creates, updates, deletes) during which every shard's watch is cut and
 // the history compacted, so each shard relists.
@@ -70,7 +70,7 @@ func TestShardsCoverEveryObjectOnceThroughChurnAndRelists(t *testing.T) {
 	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), shardTimeout)
 	defer cancel()
 
 	shards := make([]reflector.Shard, 4)

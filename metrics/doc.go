@@ -8,6 +8,6 @@
 // # Files
 //
 //	sink.go      Sink, the interface a package reports through, and Discard
-//	registry.go  Registry: counters, gauges and histograms kept in memory, and
-//	             Snapshot, a sorted copy for exposition
+//	registry.go  Registry: counters, gauges and histograms kept in memory,
+//	             Snapshot, a sorted copy for exposition, and Get, one metric
 package metrics

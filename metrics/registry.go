@@ -129,3 +129,19 @@ func (r *Registry) Snapshot() []Metric {
 	})
 	return out
 }
+
+// Get returns a copy of the metric with name and exactly labels (name,
+// value pairs in the order they were reported), whatever its kind, and
+// whether there is one.
+func (r *Registry) Get(name string, labels ...string) (Metric, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range r.metrics {
+		if m.Name == name && slices.Equal(m.Labels, labels) {
+			c := *m
+			c.Counts = slices.Clone(m.Counts)
+			return c, true
+		}
+	}
+	return Metric{}, false
+}

@@ -41,3 +41,19 @@ func TestRegistryKeepsKindsApart(t *testing.T) {
 	sink.Set("x", 1)
 	sink.Observe("x", 1)
 }
+
+func TestRegistryGet(t *testing.T) {
+	var r metrics.Registry
+	r.Add("a_total", 2, "x", "1")
+	r.Observe("h_seconds", 0.2, "x", "1")
+	m, ok := r.Get("a_total", "x", "1")
+	require.True(t, ok)
+	assert.Equal(t, 2.0, m.Value)
+	h, ok := r.Get("h_seconds", "x", "1")
+	require.True(t, ok)
+	assert.Equal(t, uint64(1), h.Count)
+	_, ok = r.Get("a_total", "x", "2")
+	assert.False(t, ok)
+	_, ok = r.Get("a_total")
+	assert.False(t, ok)
+}

@@ -126,6 +126,9 @@
 //	backoff.go              exponential backoff with jitter
 //	gone.go                 a resource that goes away: ResourceGone, GoneError, Reflector.Gone
 //	resource_version.go     comparing resourceVersions
+//	logging.go              contextual logging: WithLogger, LoggerFrom, Options.Logger;
+//	                        Describer and Description (what a ListerWatcher lists)
+//	metrics.go              the metrics of Options.Metrics: lists, watches, durations, relists by cause
 //	shard.go                Shard, ShardOf: one shard of a resource (shardSelector), and
 //	                        ErrShardNotServed for a server that ignores it
 //	trace.go                TraceEvent and its types

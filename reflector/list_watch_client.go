@@ -103,7 +103,12 @@ func NewListWatch[T meta.Object](client rest.Getter, src Source) (*ListWatch[T],
 		}
 		return r
 	}
+	desc := Description{Resource: src.Resource}
+	if src.Namespace != "" {
+		desc.Namespaces = []string{src.Namespace}
+	}
 	return &ListWatch[T]{
+		desc: desc,
 		ListFunc: func(ctx context.Context, opts ListOptions, known Known[T], emit func(T) error) (meta.ListMeta, error) {
 			decode, decodeProto := decoder(known), protobufDecoder(known)
 			_, lm, wire, err := request(opts, true).ListWire(ctx, func(list meta.TypeMeta, raw []byte, wire rest.Wire) error {

@@ -47,6 +47,9 @@ type Known[T meta.Object] func(namespace, name, resourceVersion string) (T, bool
 type ListWatch[T meta.Object] struct {
 	ListFunc  func(ctx context.Context, opts ListOptions, known Known[T], emit func(T) error) (meta.ListMeta, error)
 	WatchFunc func(ctx context.Context, opts ListOptions, known Known[T]) (watch.Interface[T], error)
+
+	// desc is what NewListWatch's ListerWatcher lists (Describe).
+	desc Description
 }
 
 // errNoFunc is returned by a ListWatch whose function is missing.

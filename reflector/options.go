@@ -3,11 +3,13 @@ package reflector
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/kubecache/kubecache/clock"
+	"github.com/kubecache/kubecache/metrics"
 )
 
 // ResourceVersionMatch says how the server reads a list's resourceVersion
@@ -134,6 +136,16 @@ type Options struct {
 
 	// Backoff shapes the waits between retries.
 	Backoff Backoff
+
+	// Logger, if set, receives the reflector's log lines (logging.go), as
+	// they are: the caller labels it. Nil takes the logger the context of
+	// Run carries (WithLogger), labelled with the reflector's name and what
+	// it lists; with neither the reflector logs nothing.
+	Logger *slog.Logger
+
+	// Metrics, if set, receives the reflector's measurements (metrics.go):
+	// lists, watches and their durations, relists by cause.
+	Metrics metrics.Sink
 
 	// Shard, if set, restricts every list and watch to one shard of the
 	// resource (shard.go): processes with shards that tile the hash

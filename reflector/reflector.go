@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"reflect"
 	"sync"
@@ -53,6 +54,11 @@ type Reflector[T meta.Object] struct {
 	// nextResync is when the store is next resynced; zero before the first
 	// sync or without a resync period.
 	nextResync time.Time
+
+	// log is the logger of the current Run (logging.go); nil is quiet.
+	// listed is how many objects the last list replaced the store with.
+	log    *slog.Logger
+	listed int
 
 	// heard is when the server last answered (a list, or any watch
 	// event), in Unix nanoseconds of the clock; zero before that.
@@ -188,6 +194,7 @@ func (r *Reflector[T]) HasSynced() bool {
 // with once, until the first error.
 func (r *Reflector[T]) loop(ctx context.Context, once bool) error {
 	defer r.dropHandoff()
+	r.startLogging(ctx)
 	if v, ok := r.store.(versioned); ok && r.m.lastSync == "" {
 		// A store that was synced before (a restarted component that
 		// kept its cache) says where it is, so the first list is not
@@ -196,8 +203,14 @@ func (r *Reflector[T]) loop(ctx context.Context, once bool) error {
 	}
 	state := r.m.initial(nil)
 	for {
+		var begin time.Time
+		if r.opts.Metrics != nil || r.log != nil {
+			begin = r.clock.Now()
+		}
 		o := r.step(ctx, state)
 		next := r.m.next(state, o)
+		r.observe(state, next, o, begin)
+		r.logStep(ctx, state, next, o, begin)
 		var failure *Error
 		if o.err != nil && !o.stopped {
 			failure = &Error{Op: opName(state), Resource: r.opts.Name, Class: Classify(o.err), Err: o.err, Next: next}
@@ -278,6 +291,7 @@ func (r *Reflector[T]) replace(buf *buffer[T], rv string) error {
 	r.synced = true
 	r.mu.Unlock()
 	r.m.lastSync = rv
+	r.listed = buf.n
 	r.markHeard()
 	if r.resyncer != nil && r.nextResync.IsZero() {
 		r.nextResync = r.clock.Now().Add(r.opts.ResyncPeriod)
@@ -330,6 +344,7 @@ func (r *Reflector[T]) stored(key string) (T, bool) {
 
 // report hands err to the error hook.
 func (r *Reflector[T]) report(err *Error) {
+	r.logError(err)
 	if r.opts.OnError != nil {
 		r.opts.OnError(err)
 	}

@@ -54,6 +54,8 @@
 //   - rate_limiting_queue.go: AddRateLimited, Forget, NumRequeues.
 //   - metrics.go: Metrics, a snapshot of depth, adds, retries, wait time,
 //     work time and unfinished work.
+//   - metrics_sink.go: what a queue pushes to Options.Metrics as it
+//     works (depth, adds, queue and work durations, retries).
 //
 // Time comes from Options.Clock (package clock): a test that injects a
 // clock.Fake decides when delayed items fall due instead of sleeping.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubecache/kubecache/clock"
+	"github.com/kubecache/kubecache/metrics"
 )
 
 // ErrShutDown is returned by Get once the queue has been shut down and holds
@@ -26,6 +27,11 @@ type Options[K comparable] struct {
 	// InitialListFirst makes AddInitial add the items of an initial list
 	// at Add's priority instead of LowPriority.
 	InitialListFirst bool
+	// Metrics, if set, receives the queue's measurements as it works
+	// (metrics_sink.go), labelled name=Name.
+	Metrics metrics.Sink
+	// Name names the queue in its metrics.
+	Name string
 }
 
 // Queue is a de-duplicating work queue of keys, with delayed and
@@ -90,6 +96,9 @@ type Queue[K comparable] struct {
 
 	// initialFirst is Options.InitialListFirst.
 	initialFirst bool
+	// sink and name are Options.Metrics and Options.Name.
+	sink metrics.Sink
+	name string
 
 	// onPark, when set (only by this package's tests, before the queue is
 	// shared), is called with mu held each time a Get parks.
@@ -111,6 +120,8 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 		delayed:    newDelayHeap[K](),
 
 		initialFirst: opts.InitialListFirst,
+		sink:         opts.Metrics,
+		name:         opts.Name,
 	}
 }
 
@@ -137,7 +148,7 @@ func (q *Queue[K]) Add(item K) {
 	}
 	if d, ok := q.dirty[item]; ok && d.priority >= 0 {
 		// The common case for a busy object; skip reading the clock.
-		q.stats.adds++
+		q.countAddLocked()
 		q.stats.merged++
 		return
 	}
@@ -151,7 +162,7 @@ func (q *Queue[K]) addLocked(item K, due time.Time) { q.addPriorityLocked(item, 
 // addPriorityLocked is AddWithPriority for an item that became due at the
 // given time. q.mu must be held and the queue must not be shutting down.
 func (q *Queue[K]) addPriorityLocked(item K, due time.Time, priority int) {
-	q.stats.adds++
+	q.countAddLocked()
 	if d, ok := q.dirty[item]; ok {
 		q.stats.merged++
 		if priority > d.priority {
@@ -170,6 +181,7 @@ func (q *Queue[K]) addPriorityLocked(item K, due time.Time, priority int) {
 	}
 	d.seq = q.ready.push(item, priority, true)
 	q.dirty[item] = d
+	q.depthChangedLocked()
 	q.signalOneLocked()
 }
 
@@ -200,9 +212,10 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 		q.promoteLocked(now)
 		if q.ready.len() > 0 {
 			item := q.ready.pop(q.liveEntry)
-			q.stats.waitTime.record(now.Sub(q.dirty[item].due))
+			q.recordWaitLocked(now.Sub(q.dirty[item].due))
 			delete(q.dirty, item)
 			q.processing[item] = now
+			q.depthChangedLocked()
 			if q.ready.len() > 0 {
 				q.signalOneLocked() // more work: pass the baton
 			}
@@ -266,10 +279,11 @@ func (q *Queue[K]) Done(item K) {
 		return
 	}
 	delete(q.processing, item)
-	q.stats.workTime.record(q.clock.Now().Sub(start))
+	q.recordWorkLocked(q.clock.Now().Sub(start))
 	if d, ok := q.dirty[item]; ok {
 		d.seq = q.ready.push(item, d.priority, true)
 		q.dirty[item] = d
+		q.depthChangedLocked()
 		q.signalOneLocked()
 	}
 	q.checkDrainedLocked()

@@ -15,7 +15,7 @@ func (q *Queue[K]) AddRateLimited(item K) {
 	// must not be able to deadlock the queue.
 	delay := q.limiter.When(item)
 	q.mu.Lock()
-	q.stats.retries++
+	q.countRetryLocked()
 	q.mu.Unlock()
 	q.AddAfter(item, delay)
 }

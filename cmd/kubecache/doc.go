@@ -30,6 +30,7 @@
 //	console.go        serialized output, the progress status line, terminal detection
 //	demo.go           demo: fake server, informer, fault schedule
 //	demo_workload.go  demo: the workload that writes ConfigMaps
+//	metrics.go        watch --metrics-addr: the informer's metrics at /metrics (metrics/promtext)
 //	web.go            --web: the live web view (internal/webview), the demo's fault buttons and sliders
 //	serve.go          serve: fakeapiserver as a process
 //	serve_files.go    serve --load: manifests confined to regular files in

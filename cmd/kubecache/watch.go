@@ -12,6 +12,7 @@ import (
 	"github.com/kubecache/kubecache/internal/cliprint"
 	"github.com/kubecache/kubecache/internal/webview"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/metrics"
 	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
 )
@@ -32,7 +33,8 @@ Examples:
   kubecache watch deploy -n shop --explain
   kubecache watch configmaps --transport=websocket
   kubecache watch configmaps -o json --show-object | jq .key
-  kubecache watch configmaps -A --web 127.0.0.1:8080   and open the printed address`
+  kubecache watch configmaps -A --web 127.0.0.1:8080   and open the printed address
+  kubecache watch pods -A --metrics-addr 127.0.0.1:9090   then scrape http://127.0.0.1:9090/metrics`
 
 // watch is "kubecache watch RESOURCE [NAME]".
 func (a *app) watch(ctx context.Context, args []string) error {
@@ -45,6 +47,7 @@ func (a *app) watch(ctx context.Context, args []string) error {
 		streaming  bool
 		wf         webFlags
 		transport  string
+		metricsAt  string
 	)
 	cf.register(fs)
 	lf.register(fs)
@@ -54,6 +57,7 @@ func (a *app) watch(ctx context.Context, args []string) error {
 	fs.stringVar(&wf.addr, "web", "", "", "serve a live web view of the informer at this address (127.0.0.1:0 picks a port)")
 	wf.registerToken(fs)
 	fs.stringVar(&transport, "transport", "", "http", "how watches receive events: http (one chunked response) or websocket (one message per event)")
+	fs.stringVar(&metricsAt, "metrics-addr", "", "", "serve the informer's metrics at http://ADDR/metrics in the Prometheus text format (127.0.0.1:0 picks a port)")
 	pos, err := a.parse(fs, args, 1, 2)
 	if err != nil {
 		return err
@@ -91,6 +95,14 @@ func (a *app) watch(ctx context.Context, args []string) error {
 		con.errf("web view: %s", web.url())
 		defer web.stop()
 	}
+	var ms *metricsServer
+	if metricsAt != "" {
+		if ms, err = startMetrics(metricsAt, "watch"); err != nil {
+			return err
+		}
+		con.errf("metrics: %s", ms.url())
+		defer ms.stop()
+	}
 	run := watchRun{
 		con:      con,
 		now:      a.now,
@@ -103,6 +115,9 @@ func (a *app) watch(ctx context.Context, args []string) error {
 	}
 	if web != nil {
 		run.web = web.view
+	}
+	if ms != nil {
+		run.metrics = ms.reg
 	}
 	return s.wrap(run.run(ctx, lw, reflector.Options{PageSize: pageSize, DisableStreamingList: !streaming}))
 }
@@ -133,6 +148,8 @@ type watchRun struct {
 	// slow, when set, adds a handler that takes that many milliseconds
 	// per call (the demo page's slider), so its backlog can be watched.
 	slow *atomic.Int64
+	// metrics, when set, receives the informer's and reflector's metrics.
+	metrics *metrics.Registry
 
 	// Handler counts, written by the handler's goroutine.
 	adds, initial, updates, deletes atomic.Int64
@@ -164,6 +181,7 @@ func (w *watchRun) run(ctx context.Context, lw reflector.ListerWatcher[*meta.Uns
 		Name:                 w.target.api.GroupResource(),
 		SkipUnchangedUpdates: true,
 		Reflector:            ropts,
+		Metrics:              w.metricsSink(),
 		OnError: func(err error) {
 			var re *reflector.Error
 			if asReflectorError(err, &re) && !synced.Load() && !w.keepGoing {
@@ -247,6 +265,14 @@ loop:
 		w.adds.Load(), w.initial.Load(), w.updates.Load(), w.deletes.Load()))
 	w.note("  reflector: " + w.stats.summary())
 	return nil
+}
+
+// metricsSink is where the informer reports: the registry, or nothing.
+func (w *watchRun) metricsSink() metrics.Sink {
+	if w.metrics == nil {
+		return nil
+	}
+	return w.metrics
 }
 
 // note prints a line about the run (not an event) where narration goes.
