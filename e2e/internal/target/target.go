@@ -142,6 +142,8 @@ func NewFake() (*Target, error) {
 		},
 		// The real server's RBAC gives a user without bindings nothing.
 		Forbid: []fakeapiserver.ForbidRule{{User: ForbiddenUser}},
+		// As the real server of make e2e (run.sh turns the gate on).
+		ShardedListAndWatch: true,
 	})
 	if err := s.Start(); err != nil {
 		s.Close()
