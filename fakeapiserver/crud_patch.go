@@ -88,7 +88,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, info reques
 			request.WriteStatus(w, r, apistatus.NotFound(res.GR(), info.Name))
 			return
 		}
-		patched, err := apply(cur.AppendObject(nil, apiVersion), body)
+		patched, err := apply(request.AtVersion(cur, apiVersion).AppendObject(nil, apiVersion), body)
 		if err != nil {
 			request.WriteStatus(w, r, patchError(err))
 			return
@@ -161,7 +161,7 @@ func (s *Server) readPatch(r *http.Request) ([]byte, writeOptions, error) {
 // it again.
 func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n request.Negotiation, res *registry.Resource, cur *storage.Object, in *request.Incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
 	in.Meta.ResourceVersion = cur.Meta.ResourceVersion
-	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.Meta, in.Rest, subresource, manager, apiVersion, managed, dryRun)
+	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.Meta, in.Rest, subresource, manager, in.APIVersion, managed, dryRun)
 	if err != nil {
 		request.WriteError(w, r, err)
 		return true

@@ -385,7 +385,7 @@ func (s *Server) encodeListTo(out listOut, res *registry.Resource, version strin
 			_, _ = out.Write(buf)
 		default:
 			_ = out.WriteByte('{')
-			_, _ = out.Write(obj.Body)
+			_, _ = out.Write(request.AtVersion(obj, apiVersion).Body)
 		}
 	}
 	_, _ = out.WriteString("]}")

@@ -76,7 +76,7 @@ func protobufItem(obj *storage.Object, format request.Format, kind, apiVersion s
 		js = obj.AppendPartial(nil)
 		apiVersion = "meta.k8s.io/v1"
 	} else {
-		js = obj.AppendObject(nil, apiVersion)
+		js = request.AtVersion(obj, apiVersion).AppendObject(nil, apiVersion)
 	}
 	msg, err := kubeproto.EncodeMessage(apiVersion, kind, js)
 	if err != nil {

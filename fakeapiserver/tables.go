@@ -51,7 +51,7 @@ func (s *Server) newTableRenderer(res *registry.Resource, version string, n requ
 func (t *tableRenderer) render(objs []*storage.Object, listMeta []byte, now time.Time, noColumns bool) ([]byte, error) {
 	values := make([]jsonv.Value, 0, len(objs))
 	for _, o := range objs {
-		doc, err := jsonv.Parse(o.AppendObject(nil, t.apiVersion))
+		doc, err := jsonv.Parse(request.AtVersion(o, t.apiVersion).AppendObject(nil, t.apiVersion))
 		if err != nil {
 			return nil, fmt.Errorf("table of %s: %w", o.Key, err)
 		}

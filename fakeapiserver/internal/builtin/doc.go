@@ -47,5 +47,7 @@
 // and update), eviction.go (what pods/eviction checks of a pod and its
 // disruption budgets, and the budget status an eviction writes),
 // csr_approval.go (what an update of a CertificateSigningRequest's
-// approval subresource stores, and its validation).
+// approval subresource stores, and its validation), hpa_convert.go,
+// hpa_metrics.go and hpa_types.go (HorizontalPodAutoscalers between
+// autoscaling/v1 and v2; Conversions).
 package builtin

@@ -223,6 +223,7 @@ func DecodeObject(reg *registry.Registry, res *registry.Resource, version string
 	if len(customErrs) > 0 {
 		return nil, apistatus.Invalid(res.Group, res.Kind, in.Meta.Name, customErrs)
 	}
+	toStoredVersion(in)
 	return in, nil
 }
 

@@ -27,6 +27,8 @@
 //   - decode.go: request bodies: ReadBody, ToJSON (YAML in),
 //     DecodeObject and DecodePatched (the body as the kind's Go type would
 //     decode it, checked by internal/validation).
+//   - convert.go: AtVersion and the write-side conversion of the kinds
+//     stored at another version (builtin.Conversions).
 //   - protobuf.go: protobuf request bodies (ProtobufToJSON, IsProtobuf):
 //     every built-in kind read through kubeproto, custom resources refused.
 //   - gzip.go: GzipThreshold and the gzip encoding of large answers, as

@@ -47,7 +47,7 @@ func EncodeObject(o *storage.Object, format Format, apiVersion string) []byte {
 	if format == FormatPartial {
 		return o.AppendPartial(nil)
 	}
-	return o.AppendObject(nil, apiVersion)
+	return AtVersion(o, apiVersion).AppendObject(nil, apiVersion)
 }
 
 // WriteBody sends a compact JSON document as the negotiated format, with

@@ -24,7 +24,8 @@
 //     split so the same bytes serve an object, a list item and every
 //     served version; Assemble builds one, CloneMeta copies metadata.
 //   - encodings.go: Object.Encoded, a version's other encodings (its
-//     protobuf message), built once and kept with it.
+//     protobuf message), built once and kept with it; Object.Converted,
+//     the object at another served version; SplitDocument.
 //   - fanout.go: Watcher and Register — the fan-out that hands each
 //     committed Change to every watcher of its table without blocking,
 //     dropping a watcher whose bounded queue is full. A Change caches its

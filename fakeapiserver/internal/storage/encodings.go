@@ -1,8 +1,13 @@
 package storage
 
 import (
+	"encoding/json"
+	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
 )
 
 // versionEncodings caches other versionEncodings of one object version (the protobuf
@@ -17,6 +22,11 @@ type versionEncodings struct {
 	// mu guards entries.
 	mu      sync.Mutex
 	entries []*versionEncoding
+	// convMu guards converted, the object at other served versions
+	// (Converted); apart from mu, as a conversion runs inside Encoded's
+	// builds.
+	convMu    sync.Mutex
+	converted []*Object
 }
 
 type versionEncoding struct {
@@ -46,4 +56,68 @@ func (o *Object) Encoded(key string, build func() []byte) []byte {
 	e.entries = append(e.entries, x)
 	e.last.Store(x)
 	return x.data
+}
+
+// Converted returns o as served at another version, converted by conv
+// from its full JSON once per object version and kept; o itself when
+// the conversion fails.
+func (o *Object) Converted(apiVersion string, conv func([]byte) ([]byte, error)) *Object {
+	if o.encodings == nil {
+		return o.convert(apiVersion, conv)
+	}
+	e := o.encodings
+	e.convMu.Lock()
+	defer e.convMu.Unlock()
+	for _, c := range e.converted {
+		if c.APIVersion == apiVersion {
+			return c
+		}
+	}
+	c := o.convert(apiVersion, conv)
+	if c != o {
+		e.converted = append(e.converted, c)
+	}
+	return c
+}
+
+func (o *Object) convert(apiVersion string, conv func([]byte) ([]byte, error)) *Object {
+	data, err := conv(o.AppendObject(nil, ""))
+	if err != nil {
+		return o
+	}
+	m, rest, err := SplitDocument(data)
+	if err != nil {
+		return o
+	}
+	c, err := Assemble(o.Kind, apiVersion, m, EncodeRest(rest), o.Fields)
+	if err != nil {
+		return o
+	}
+	return c
+}
+
+// SplitDocument parses a full object's JSON into its metadata and its
+// other top-level members (kind and apiVersion dropped).
+func SplitDocument(data []byte) (*meta.ObjectMeta, []jsonv.Member, error) {
+	doc, err := jsonv.Parse(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if doc.Value.Kind != jsonv.Object {
+		return nil, nil, fmt.Errorf("not an object: %v", doc.Value.Kind)
+	}
+	m := &meta.ObjectMeta{}
+	var rest []jsonv.Member
+	for _, mem := range doc.Value.Obj {
+		switch mem.Key {
+		case "kind", "apiVersion":
+		case "metadata":
+			if err := json.Unmarshal(jsonv.Marshal(mem.Value), m); err != nil {
+				return nil, nil, err
+			}
+		default:
+			rest = append(rest, mem)
+		}
+	}
+	return m, rest, nil
 }

@@ -14,6 +14,7 @@ func init() {
 		"rbac.authorization.k8s.io/clusterrolebindings":            roleBindingCells,
 		"apiregistration.k8s.io/apiservices":                       apiServiceCells,
 		"certificates.k8s.io/certificatesigningrequests":           csrCells,
+		"autoscaling/horizontalpodautoscalers":                     hpaCells,
 		"flowcontrol.apiserver.k8s.io/flowschemas":                 flowSchemaCells,
 		"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": priorityLevelCells,
 		"scheduling.k8s.io/priorityclasses": func(o jsonv.Value, now time.Time) []any {

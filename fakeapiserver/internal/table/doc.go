@@ -26,6 +26,7 @@
 //   - builtin.go: For, the cells of the built-in resources;
 //     builtin_more.go: the cluster-level ones (RBAC, API services, flow
 //     control, scheduling, networking, certificate signing requests).
+//     hpa.go: HorizontalPodAutoscalers.
 //   - custom.go: ForCustom, PrinterColumn, the JSONPath subset.
 //   - values.go: reading objects, ages (HumanDuration), selectors.
 //   - zz_generated_columns.go: the real server's column definitions,
