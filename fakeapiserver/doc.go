@@ -76,7 +76,8 @@
 //   - list.go: snapshots, pagination, continue tokens; large lists
 //     streamed from the stored bytes. watch.go: the watch stream (initial
 //     events, bookmarks, timeouts, selector transitions). watchflush.go:
-//     flush pacing. websocket.go: watch over a websocket.
+//     flush pacing. watch_gzip.go: gzip-encoded streaming lists.
+//     websocket.go: watch over a websocket.
 //   - scale.go: the scale subresource. tables.go: meta.k8s.io Tables for
 //     reads that ask for as=Table. namespace_finalize.go: the
 //     namespaces/finalize subresource. virtual.go: the create-only

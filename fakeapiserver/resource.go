@@ -141,7 +141,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, info request.
 		request.WriteBody(w, n, http.StatusOK, body)
 		return
 	}
-	request.WriteBody(w, n, http.StatusOK, request.EncodeObject(obj, n.Format, request.GV(res.Group, info.Version)))
+	request.WriteObject(w, n, http.StatusOK, obj, request.GV(res.Group, info.Version))
 }
 
 // nsFor is the namespace part of an object key for a request.

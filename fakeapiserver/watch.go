@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -62,6 +63,9 @@ type watchRequest struct {
 	// protobuf: events go out as length-prefixed protobuf WatchEvents
 	// (binary messages on a websocket).
 	protobuf bool
+	// gzip: the client accepts a gzip-encoded body (a streaming list
+	// gets one).
+	gzip bool
 }
 
 // watchClient names who opened a watch: the authenticated user, or the
@@ -98,12 +102,18 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 		s.serveWebsocketWatch(w, r, wr)
 		return
 	}
-	sink := newHTTPSink(w, wr.protobuf)
+	o := wr.opts
+	gzipped := wr.gzip && o.SendInitialEvents != nil && *o.SendInitialEvents && o.AllowBookmarks
+	sink := newHTTPSink(w, wr.protobuf, gzipped)
 	if sink == nil {
 		request.WriteError(w, r, errors.New("streaming is not supported by this connection"))
 		return
 	}
 	h := w.Header()
+	if gzipped {
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+	}
 	h.Set("Content-Type", request.MediaJSON)
 	if wr.protobuf {
 		h.Set("Content-Type", request.MediaProtobuf+";stream=watch")
@@ -143,7 +153,7 @@ func (s *Server) parseWatch(r *http.Request, info request.Info, res *registry.Re
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
 	return watchRequest{res: res, version: info.Version, namespace: info.Namespace, opts: opts, format: n.Format, timeout: timeout, table: tr,
-		protobuf: n.Protobuf && tr == nil && !res.Custom}, nil
+		protobuf: n.Protobuf && tr == nil && !res.Custom, gzip: n.Gzip}, nil
 }
 
 // startWatch works out where the watch begins and registers it with the
@@ -561,13 +571,22 @@ type httpSink struct {
 	protobuf bool
 	// scratch is reused for protobuf frames.
 	scratch []byte
+	// gz, when the stream is gzip-encoded, is where bw writes.
+	gz *flushGzip
 }
 
-func newHTTPSink(w http.ResponseWriter, protobuf bool) *httpSink {
+func newHTTPSink(w http.ResponseWriter, protobuf, gzipped bool) *httpSink {
 	if _, ok := w.(http.Flusher); !ok {
 		return nil
 	}
-	return &httpSink{w: w, rc: http.NewResponseController(w), bw: bufio.NewWriterSize(w, 32<<10), protobuf: protobuf}
+	h := &httpSink{w: w, rc: http.NewResponseController(w), protobuf: protobuf}
+	var out io.Writer = w
+	if gzipped {
+		h.gz = &flushGzip{w: w}
+		out = h.gz
+	}
+	h.bw = bufio.NewWriterSize(out, 32<<10)
+	return h
 }
 
 func (h *httpSink) frame(typ watch.EventType, object []byte) error {
@@ -589,6 +608,11 @@ func (h *httpSink) frame(typ watch.EventType, object []byte) error {
 func (h *httpSink) flush() error {
 	if err := h.bw.Flush(); err != nil {
 		return err
+	}
+	if h.gz != nil {
+		if err := h.gz.endMember(); err != nil {
+			return err
+		}
 	}
 	return h.rc.Flush()
 }

@@ -85,6 +85,29 @@ func WriteBody(w http.ResponseWriter, n Negotiation, code int, body []byte) {
 	writeSized(w, n, code, body)
 }
 
+// WriteObject sends a stored object served at apiVersion as the
+// negotiated format. Its protobuf encoding is built once per object
+// version and kept with it (storage.Object.Encoded), as list items' are,
+// so repeated reads of one version do not encode it again.
+func WriteObject(w http.ResponseWriter, n Negotiation, code int, o *storage.Object, apiVersion string) {
+	if n.Protobuf && n.Format == FormatJSON {
+		at := AtVersion(o, apiVersion)
+		pb := at.Encoded("protobuf object "+apiVersion, func() []byte {
+			pb, err := kubeproto.Encode(at.AppendObject(nil, apiVersion))
+			if err != nil {
+				return nil
+			}
+			return pb
+		})
+		if len(pb) > 0 {
+			setContentHeaders(w.Header(), MediaProtobuf)
+			writeSized(w, n, code, pb)
+			return
+		}
+	}
+	WriteBody(w, n, code, EncodeObject(o, n.Format, apiVersion))
+}
+
 // writeSized sends a complete body: with its Content-Length, or
 // gzip-encoded when it is large and the client accepts gzip.
 func writeSized(w http.ResponseWriter, n Negotiation, code int, body []byte) {
