@@ -31,10 +31,16 @@ func (f *flushGzip) Write(p []byte) (int, error) {
 }
 
 // endMember closes the open member (if any) and returns its writer to
-// the pool, so an idle watch holds no compressor.
+// the pool, so an idle watch holds no compressor. The data is flushed
+// before the member is closed, so that it arrives in a block of its own
+// ahead of the empty final one: a reader of concatenated members gets it
+// before it blocks on the next member's header.
 func (f *flushGzip) endMember() error {
 	if f.gz == nil {
 		return nil
+	}
+	if err := f.gz.Flush(); err != nil {
+		return err
 	}
 	err := f.gz.Close()
 	f.gz.Reset(nil)

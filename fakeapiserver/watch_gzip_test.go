@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,4 +105,35 @@ func TestPlainWatchIsNotGzipEncoded(t *testing.T) {
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&ev))
 	assert.Equal(t, "ADDED", ev.Type)
+}
+
+// The transport's own gzip decoding (what client-go and the kubecache
+// client use) sees every event of a streaming list as soon as it is
+// flushed, without waiting for the next gzip member.
+func TestStreamingListThroughTransportGzip(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	// Well before the next bookmark the server would send on its own.
+	ctx, cancel := context.WithTimeout(testContext(t), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+		s.URL()+cmPath+"?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan", nil)
+	require.NoError(t, err)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.True(t, resp.Uncompressed, "the transport asked for gzip and decoded it")
+	dec := json.NewDecoder(resp.Body)
+	var types []string
+	for len(types) < 2 {
+		var ev struct {
+			Type string `json:"type"`
+		}
+		require.NoError(t, dec.Decode(&ev))
+		types = append(types, ev.Type)
+	}
+	assert.Equal(t, []string{"ADDED", "BOOKMARK"}, types)
+	require.NoError(t, ctx.Err(), "the initial-events-end bookmark arrives without waiting for a later gzip member")
 }
