@@ -136,4 +136,11 @@ func TestStreamingListThroughTransportGzip(t *testing.T) {
 	}
 	assert.Equal(t, []string{"ADDED", "BOOKMARK"}, types)
 	require.NoError(t, ctx.Err(), "the initial-events-end bookmark arrives without waiting for a later gzip member")
+	c.mustCreate(cmPath, `{"metadata":{"name":"b"}}`)
+	var ev struct {
+		Type string `json:"type"`
+	}
+	require.NoError(t, dec.Decode(&ev))
+	assert.Equal(t, "ADDED", ev.Type)
+	require.NoError(t, ctx.Err(), "later events arrive as they are flushed")
 }

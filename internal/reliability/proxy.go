@@ -104,7 +104,14 @@ func NewFaultProxy(target string) (*FaultProxy, error) {
 		arrived:   make(chan struct{}),
 	}
 	p.rp = &httputil.ReverseProxy{
-		Rewrite:        func(pr *httputil.ProxyRequest) { pr.SetURL(u); pr.Out.Host = u.Host },
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(u)
+			pr.Out.Host = u.Host
+			// The stream filter reads watch streams as sent: the
+			// proxy's own transport asks for gzip and decodes it (a
+			// streaming list is gzip-encoded for a client that asks).
+			pr.Out.Header.Del("Accept-Encoding")
+		},
 		FlushInterval:  -1,
 		Transport:      p.transport,
 		ModifyResponse: p.modifyResponse,
