@@ -16,4 +16,5 @@
 //
 //	manager.go Manager, Options, New, Run: the chosen controllers on one informer factory
 //	names.go   the controllers' names and parsing a --controllers list
+//	leader.go  LeaderElection: the controllers run only while the Manager holds a Lease
 package controllers

@@ -21,6 +21,7 @@ import (
 	"github.com/kubecache/kubecache/controllers/serviceaccount"
 	"github.com/kubecache/kubecache/controllers/statefulset"
 	"github.com/kubecache/kubecache/informer"
+	"github.com/kubecache/kubecache/informer/leaderelection"
 	"github.com/kubecache/kubecache/rest"
 )
 
@@ -41,6 +42,9 @@ type Options struct {
 	// RootCA, when set, is published in every namespace as
 	// kube-root-ca.crt.
 	RootCA string
+	// LeaderElection, when set, runs the controllers only while this
+	// Manager holds the Lease it names.
+	LeaderElection *LeaderElection
 }
 
 // runner is one part of a Manager: a controller or the nodes.
@@ -51,8 +55,10 @@ type runner interface {
 // Manager runs the chosen controllers and simulated nodes on one shared
 // informer factory and one event recorder.
 type Manager struct {
-	env     kit.Env
-	runners []runner
+	env         kit.Env
+	controllers []runner
+	nodes       []runner
+	elector     *leaderelection.Elector
 	// Kubelet is the simulated nodes, nil when Options.Nodes is 0.
 	Kubelet *kubelet.Kubelet
 }
@@ -74,7 +80,14 @@ func New(client *rest.Client, opts Options) (*Manager, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s controller: %w", name, err)
 		}
-		m.runners = append(m.runners, r)
+		m.controllers = append(m.controllers, r)
+	}
+	if le := opts.LeaderElection; le != nil {
+		e, err := le.elector(client, func(err error) { env.Logger.Debug("leader election", "err", err) })
+		if err != nil {
+			return nil, err
+		}
+		m.elector = e
 	}
 	if opts.Nodes > 0 {
 		ko := opts.Kubelet
@@ -84,7 +97,7 @@ func New(client *rest.Client, opts Options) (*Manager, error) {
 			return nil, fmt.Errorf("simulated nodes: %w", err)
 		}
 		m.Kubelet = k
-		m.runners = append(m.runners, k)
+		m.nodes = append(m.nodes, k)
 	}
 	return m, nil
 }
@@ -120,12 +133,22 @@ func build(env kit.Env, name string, opts Options) (runner, error) {
 // until ctx is cancelled, and returns once all have stopped. If one part
 // fails, the others are stopped and its error returned.
 func (m *Manager) Run(ctx context.Context) error {
+	fns := []func(context.Context) error{m.env.Factory.Run, m.env.Events.Run, m.runControllers}
+	for _, r := range m.nodes {
+		fns = append(fns, r.Run)
+	}
+	return runAll(ctx, fns...)
+}
+
+// runAll runs fns until ctx is cancelled or one fails, which stops the
+// others; it returns once all have returned, with the first error.
+func runAll(ctx context.Context, fns ...func(context.Context) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var first error
-	run := func(f func(context.Context) error) {
+	for _, f := range fns {
 		wg.Go(func() {
 			if err := f(ctx); err != nil {
 				mu.Lock()
@@ -136,11 +159,6 @@ func (m *Manager) Run(ctx context.Context) error {
 				cancel()
 			}
 		})
-	}
-	run(m.env.Factory.Run)
-	run(m.env.Events.Run)
-	for _, r := range m.runners {
-		run(r.Run)
 	}
 	wg.Wait()
 	return first
