@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kubecache/kubecache/controllers"
@@ -44,6 +45,17 @@ type Cluster struct {
 // for; everything stops when the test ends (the controllers first).
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
+	// The server answers pods/log from the simulated nodes, which start
+	// after it.
+	var nodes atomic.Pointer[kubelet.Kubelet]
+	if opts.Server.PodLogs == nil {
+		opts.Server.PodLogs = func(namespace, pod, container string) ([]byte, bool) {
+			if k := nodes.Load(); k != nil {
+				return k.LogText(namespace, pod, container)
+			}
+			return nil, false
+		}
+	}
 	srv := fakeapiserver.NewForTest(t, opts.Server)
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := srv.WriteKubeconfig(path); err != nil {
@@ -61,6 +73,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 	m, err := controllers.New(client, mo)
 	if err != nil {
 		t.Fatalf("controllers: %v", err)
+	}
+	if m.Kubelet != nil {
+		nodes.Store(m.Kubelet)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

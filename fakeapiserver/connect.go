@@ -50,6 +50,13 @@ func (s *Server) serveConnect(w http.ResponseWriter, r *http.Request, info reque
 			request.WriteStatus(w, r, apistatus.NotFound(res.GR(), info.Name))
 			return true
 		}
+		if info.Subresource == "log" && s.opts.PodLogs != nil {
+			if log, ok := s.opts.PodLogs(info.Namespace, info.Name, r.URL.Query().Get("container")); ok {
+				w.Header().Set("Content-Type", "text/plain")
+				_, _ = w.Write(log)
+				return true
+			}
+		}
 		doc, err := pod.Document()
 		if err != nil {
 			request.WriteError(w, r, err)

@@ -152,6 +152,13 @@ type Options struct {
 	// ignored.
 	ShardedListAndWatch bool
 
+	// PodLogs, when set, answers pods/log as a kubelet would: the log of
+	// a container of a pod that exists ("" is the pod's only or first
+	// container), as text; ok false falls back to the answer of a server
+	// whose kubelet does not listen. The simulated nodes of a cluster in
+	// a box plug in here.
+	PodLogs func(namespace, pod, container string) (log []byte, ok bool)
+
 	// Deviations from the real server, for testing clients against
 	// servers that behave differently.
 

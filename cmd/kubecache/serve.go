@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/kubecache/kubecache/controllers"
+	"github.com/kubecache/kubecache/controllers/kubelet"
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/rest"
 )
@@ -84,6 +86,14 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(stderrWriter{con}, nil))
 	}
+	// pods/log is answered by the simulated nodes, once they run.
+	var sim atomic.Pointer[kubelet.Kubelet]
+	opts.PodLogs = func(namespace, pod, container string) ([]byte, bool) {
+		if k := sim.Load(); k != nil {
+			return k.LogText(namespace, pod, container)
+		}
+		return nil, false
+	}
 	s := fakeapiserver.New(opts)
 	defer s.Close()
 	if len(loads) > 0 {
@@ -104,7 +114,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	con.outf("kubecache serve: fake API server ready at %s (%s)", s.URL(), where)
 	if len(names) > 0 || nodes > 0 {
-		stop, err := runControllers(ctx, s, names, nodes, opts.Logger)
+		stop, err := runControllers(ctx, s, names, nodes, opts.Logger, &sim)
 		if err != nil {
 			return err
 		}
@@ -117,8 +127,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 }
 
 // runControllers starts the named controllers and nodes as clients of
-// s; stop ends them and waits.
-func runControllers(ctx context.Context, s *fakeapiserver.Server, names []string, nodes int, log *slog.Logger) (stop func(), err error) {
+// s, and stores the nodes in sim; stop ends them and waits.
+func runControllers(ctx context.Context, s *fakeapiserver.Server, names []string, nodes int, log *slog.Logger, sim *atomic.Pointer[kubelet.Kubelet]) (stop func(), err error) {
 	dir, err := os.MkdirTemp("", "kubecache-serve-")
 	if err != nil {
 		return nil, err
@@ -140,6 +150,9 @@ func runControllers(ctx context.Context, s *fakeapiserver.Server, names []string
 	m, err := controllers.New(client, controllers.Options{Controllers: names, Nodes: nodes, Logger: log})
 	if err != nil {
 		return nil, err
+	}
+	if m.Kubelet != nil {
+		sim.Store(m.Kubelet)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})

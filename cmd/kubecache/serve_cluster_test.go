@@ -106,6 +106,10 @@ spec:
 	assert.Contains(t, run("wait", "--for=condition=Complete", "job/pi", "--timeout=60s"), "condition met")
 	assert.Equal(t, "2", run("get", "job", "pi", "-o", "jsonpath={.status.succeeded}"))
 
+	first := strings.Fields(run("get", "pods", "-l", "app=web", "-o", "jsonpath={.items[*].metadata.name}"))
+	require.NotEmpty(t, first)
+	assert.NotEmpty(t, strings.TrimSpace(run("logs", first[0])), "kubectl logs of a simulated pod")
+
 	run("apply", "-f", manifest("db", `apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: db, namespace: default}

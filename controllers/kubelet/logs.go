@@ -78,3 +78,17 @@ func (k *Kubelet) logTransitions(p *api.Pod, next api.PodStatus) {
 		}
 	}
 }
+
+// LogText returns the log of a container as pods/log serves it: one
+// line after another, each ending in a newline.
+func (k *Kubelet) LogText(namespace, pod, container string) ([]byte, bool) {
+	lines, ok := k.Logs(namespace, pod, container)
+	if !ok {
+		return nil, false
+	}
+	var b []byte
+	for _, l := range lines {
+		b = append(append(b, l...), '\n')
+	}
+	return b, true
+}
