@@ -567,6 +567,12 @@ func startWith[T meta.Object](e *env, kind, name string, res resource, ropts ref
 	if ropts.Backoff == (reflector.Backoff{}) {
 		ropts.Backoff = harnessBackoff
 	}
+	if ropts.ResourceGoneMaxWait == 0 {
+		// The probes of a resource gone must stay under stepMax: the
+		// stepper fires them at once, so a slow test could otherwise
+		// double them past what it fires and wait forever.
+		ropts.ResourceGoneMaxWait = harnessBackoff.Max
+	}
 	ropts.Clock = e.clock
 	ropts.Name = res.plural
 	ropts.OnError = rec.onError
