@@ -129,6 +129,11 @@ func build(env kit.Env, name string, opts Options) (runner, error) {
 	return nil, fmt.Errorf("not available")
 }
 
+// Env returns what the controllers were built from: the shared informer
+// factory they read, the client, the clock and the event recorder. A test
+// waits on its informers to know what the controllers have seen.
+func (m *Manager) Env() kit.Env { return m.env }
+
 // Run runs the informers, the recorder, the controllers and the nodes
 // until ctx is cancelled, and returns once all have stopped. If one part
 // fails, the others are stopped and its error returned.

@@ -54,6 +54,17 @@ func cronJobBody(name, schedule, runFor string, spec map[string]any) map[string]
 	return map[string]any{"apiVersion": "batch/v1", "kind": "CronJob", "metadata": map[string]any{"name": name, "namespace": "default"}, "spec": s}
 }
 
+// seenByController waits until the controllers' shared CronJob informer
+// has caught up with resourceVersion rv.
+func seenByController(t *testing.T, c *cluster.Cluster, rv string) {
+	t.Helper()
+	inf, err := kit.Shared[*api.CronJob](c.Manager.Env(), "cronjobs.v1.batch")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, inf.WaitForFreshness(ctx, rv), "the controller never saw resourceVersion %s", rv)
+}
+
 func jobNameAt(cj string, t time.Time) string { return fmt.Sprintf("%s-%d", cj, t.Unix()/60) }
 
 func jobNames(js []*api.Job) []string {
@@ -160,8 +171,11 @@ func TestCronJobConcurrencyPolicies(t *testing.T) {
 		return len(cj.Status.Active) == 1 && cj.Status.Active[0].Name == three
 	})
 
-	require.NoError(t, kit.MergePatch(context.Background(), c.Client, tg, "", map[string]any{"spec": map[string]any{"suspend": true}}, nil))
-	cluster.AwaitNamed(t, c, "cronjobs.v1.batch", "default", "slow", "suspended", func(cj *api.CronJob) bool { return cj.Spec.Suspend != nil && *cj.Spec.Suspend })
+	var suspended api.CronJob
+	require.NoError(t, kit.MergePatch(context.Background(), c.Client, tg, "", map[string]any{"spec": map[string]any{"suspend": true}}, &suspended))
+	// The clock moves only once the controller's own cache holds the
+	// suspended CronJob; the test's cache seeing it says nothing of that.
+	seenByController(t, c, suspended.ResourceVersion)
 	clock.Step(2 * time.Minute)
 	cj := cluster.AwaitNamed(t, c, "cronjobs.v1.batch", "default", "slow", "the CronJob", func(*api.CronJob) bool { return true })
 	assert.Equal(t, time.Date(2026, 1, 1, 0, 3, 0, 0, time.UTC), cj.Status.LastScheduleTime.Time, "a suspended CronJob ran")
