@@ -23,22 +23,32 @@ const (
 // hpaDefaultCPU is the CPU utilization target of an HPA without metrics.
 const hpaDefaultCPU = 80
 
+// hpaScale is the start of an HPA's spec, the same at both versions.
+type hpaScale struct {
+	ScaleTargetRef hpaRef `json:"scaleTargetRef"`
+	MinReplicas    *int32 `json:"minReplicas,omitempty"`
+	MaxReplicas    int32  `json:"maxReplicas"`
+}
+
+// hpaObserved is the start of an HPA's status, the same at both versions.
+type hpaObserved struct {
+	ObservedGeneration *int64          `json:"observedGeneration,omitempty"`
+	LastScaleTime      json.RawMessage `json:"lastScaleTime,omitempty"`
+}
+
 type hpaV1 struct {
 	Kind       string           `json:"kind"`
 	APIVersion string           `json:"apiVersion"`
 	Metadata   *meta.ObjectMeta `json:"metadata"`
 	Spec       struct {
-		ScaleTargetRef hpaRef `json:"scaleTargetRef"`
-		MinReplicas    *int32 `json:"minReplicas,omitempty"`
-		MaxReplicas    int32  `json:"maxReplicas"`
-		TargetCPU      *int32 `json:"targetCPUUtilizationPercentage,omitempty"`
+		hpaScale
+		TargetCPU *int32 `json:"targetCPUUtilizationPercentage,omitempty"`
 	} `json:"spec"`
 	Status struct {
-		ObservedGeneration *int64          `json:"observedGeneration,omitempty"`
-		LastScaleTime      json.RawMessage `json:"lastScaleTime,omitempty"`
-		CurrentReplicas    int32           `json:"currentReplicas"`
-		DesiredReplicas    int32           `json:"desiredReplicas"`
-		CurrentCPU         *int32          `json:"currentCPUUtilizationPercentage,omitempty"`
+		hpaObserved
+		CurrentReplicas int32  `json:"currentReplicas"`
+		DesiredReplicas int32  `json:"desiredReplicas"`
+		CurrentCPU      *int32 `json:"currentCPUUtilizationPercentage,omitempty"`
 	} `json:"status"`
 }
 
@@ -47,19 +57,16 @@ type hpaV2 struct {
 	APIVersion string           `json:"apiVersion"`
 	Metadata   *meta.ObjectMeta `json:"metadata"`
 	Spec       struct {
-		ScaleTargetRef hpaRef        `json:"scaleTargetRef"`
-		MinReplicas    *int32        `json:"minReplicas,omitempty"`
-		MaxReplicas    int32         `json:"maxReplicas"`
-		Metrics        []hpaMetricV2 `json:"metrics,omitempty"`
-		Behavior       *hpaBehavior  `json:"behavior,omitempty"`
+		hpaScale
+		Metrics  []hpaMetricV2 `json:"metrics,omitempty"`
+		Behavior *hpaBehavior  `json:"behavior,omitempty"`
 	} `json:"spec"`
 	Status struct {
-		ObservedGeneration *int64              `json:"observedGeneration,omitempty"`
-		LastScaleTime      json.RawMessage     `json:"lastScaleTime,omitempty"`
-		CurrentReplicas    int32               `json:"currentReplicas,omitempty"`
-		DesiredReplicas    int32               `json:"desiredReplicas"`
-		CurrentMetrics     []hpaMetricStatusV2 `json:"currentMetrics"`
-		Conditions         []json.RawMessage   `json:"conditions,omitempty"`
+		hpaObserved
+		CurrentReplicas int32               `json:"currentReplicas,omitempty"`
+		DesiredReplicas int32               `json:"desiredReplicas"`
+		CurrentMetrics  []hpaMetricStatusV2 `json:"currentMetrics"`
+		Conditions      []json.RawMessage   `json:"conditions,omitempty"`
 	} `json:"status"`
 }
 
@@ -74,7 +81,7 @@ func HPAToV1(obj []byte) ([]byte, error) {
 	out.Kind, out.APIVersion = "HorizontalPodAutoscaler", "autoscaling/v1"
 	m, _ := hpaMeta(in.Metadata)
 	out.Metadata = m
-	out.Spec.ScaleTargetRef, out.Spec.MinReplicas, out.Spec.MaxReplicas = in.Spec.ScaleTargetRef, in.Spec.MinReplicas, in.Spec.MaxReplicas
+	out.Spec.hpaScale = in.Spec.hpaScale
 	var others []hpaMetricV1
 	for _, mt := range in.Spec.Metrics {
 		if mt.Type == "Resource" && mt.Resource != nil && mt.Resource.Name == "cpu" && mt.Resource.Target.AverageUtilization != nil {
@@ -86,8 +93,7 @@ func HPAToV1(obj []byte) ([]byte, error) {
 		others = append(others, metricToV1(mt))
 	}
 	st := &out.Status
-	st.ObservedGeneration, st.LastScaleTime = in.Status.ObservedGeneration, in.Status.LastScaleTime
-	st.CurrentReplicas, st.DesiredReplicas = in.Status.CurrentReplicas, in.Status.DesiredReplicas
+	st.hpaObserved, st.CurrentReplicas, st.DesiredReplicas = in.Status.hpaObserved, in.Status.CurrentReplicas, in.Status.DesiredReplicas
 	current := make([]hpaMetricStatusV1, 0, len(in.Status.CurrentMetrics))
 	for _, ms := range in.Status.CurrentMetrics {
 		if ms.Type == "Resource" && ms.Resource != nil && ms.Resource.Name == "cpu" && ms.Resource.Current.AverageUtilization != nil {
@@ -138,7 +144,7 @@ func HPAFromV1(obj []byte) ([]byte, error) {
 	out.Kind, out.APIVersion = "HorizontalPodAutoscaler", "autoscaling/v2"
 	m, ann := hpaMeta(in.Metadata)
 	out.Metadata = m
-	out.Spec.ScaleTargetRef, out.Spec.MinReplicas, out.Spec.MaxReplicas = in.Spec.ScaleTargetRef, in.Spec.MinReplicas, in.Spec.MaxReplicas
+	out.Spec.hpaScale = in.Spec.hpaScale
 	var cpu []hpaMetricV2
 	if in.Spec.TargetCPU != nil {
 		cpu = []hpaMetricV2{cpuMetric(*in.Spec.TargetCPU)}
@@ -157,8 +163,7 @@ func HPAFromV1(obj []byte) ([]byte, error) {
 		out.Spec.Behavior = behaviorFromAnnotation(b)
 	}
 	st := &out.Status
-	st.ObservedGeneration, st.LastScaleTime = in.Status.ObservedGeneration, in.Status.LastScaleTime
-	st.CurrentReplicas, st.DesiredReplicas = in.Status.CurrentReplicas, in.Status.DesiredReplicas
+	st.hpaObserved, st.CurrentReplicas, st.DesiredReplicas = in.Status.hpaObserved, in.Status.CurrentReplicas, in.Status.DesiredReplicas
 	if c := in.Status.CurrentCPU; c != nil {
 		ms := hpaMetricStatusV2{Type: "Resource"}
 		ms.Resource = &hpaMetricStatusV2Resource{Name: "cpu", Current: hpaValueStatus{AverageUtilization: c}}

@@ -23,10 +23,11 @@ func metricToV1(in hpaMetricV2) hpaMetricV1 {
 	case in.Pods != nil:
 		out.Pods = &hpaMetricV1Pods{MetricName: in.Pods.Metric.Name, TargetAverageValue: qty(in.Pods.Target.AverageValue), Selector: in.Pods.Metric.Selector}
 	case in.Resource != nil:
-		out.Resource = &hpaMetricV1Resource{Name: in.Resource.Name, TargetAverageUtilization: in.Resource.Target.AverageUtilization, TargetAverageValue: in.Resource.Target.AverageValue}
+		r := resourceToV1(*in.Resource)
+		out.Resource = &r
 	case in.ContainerResource != nil:
 		c := in.ContainerResource
-		out.ContainerResource = &hpaMetricV1ContainerResource{Name: c.Name, TargetAverageUtilization: c.Target.AverageUtilization, TargetAverageValue: c.Target.AverageValue, Container: c.Container}
+		out.ContainerResource = &hpaMetricV1ContainerResource{resourceToV1(c.hpaMetricV2Resource), c.Container}
 	case in.External != nil:
 		e := in.External
 		out.External = &hpaMetricV1External{MetricName: e.Metric.Name, MetricSelector: e.Metric.Selector, TargetValue: e.Target.Value, TargetAverageValue: e.Target.AverageValue}
@@ -37,12 +38,6 @@ func metricToV1(in hpaMetricV2) hpaMetricV1 {
 // metricFromV1 converts a metric of the v1 annotation to a v2 MetricSpec.
 func metricFromV1(in hpaMetricV1) hpaMetricV2 {
 	out := hpaMetricV2{Type: in.Type}
-	utilization := func(u *int32, avg *string) hpaTarget {
-		if u == nil {
-			return hpaTarget{Type: "AverageValue", AverageValue: avg}
-		}
-		return hpaTarget{Type: "Utilization", AverageValue: avg, AverageUtilization: u}
-	}
 	switch {
 	case in.Object != nil:
 		o := in.Object
@@ -61,10 +56,11 @@ func metricFromV1(in hpaMetricV1) hpaMetricV2 {
 		avg := in.Pods.TargetAverageValue
 		out.Pods = &hpaMetricV2Pods{Metric: hpaMetricID{Name: in.Pods.MetricName, Selector: in.Pods.Selector}, Target: hpaTarget{Type: "AverageValue", AverageValue: &avg}}
 	case in.Resource != nil:
-		out.Resource = &hpaMetricV2Resource{Name: in.Resource.Name, Target: utilization(in.Resource.TargetAverageUtilization, in.Resource.TargetAverageValue)}
+		r := resourceFromV1(*in.Resource)
+		out.Resource = &r
 	case in.ContainerResource != nil:
 		c := in.ContainerResource
-		out.ContainerResource = &hpaMetricV2ContainerResource{Name: c.Name, Target: utilization(c.TargetAverageUtilization, c.TargetAverageValue), Container: c.Container}
+		out.ContainerResource = &hpaMetricV2ContainerResource{resourceFromV1(c.hpaMetricV1Resource), c.Container}
 	case in.External != nil:
 		e := in.External
 		t := hpaTarget{Type: "Value", Value: e.TargetValue, AverageValue: e.TargetAverageValue}
@@ -87,12 +83,11 @@ func metricStatusToV1(in hpaMetricStatusV2) hpaMetricStatusV1 {
 	case in.Pods != nil:
 		out.Pods = &hpaMetricStatusV1Pods{MetricName: in.Pods.Metric.Name, CurrentAverageValue: qty(in.Pods.Current.AverageValue), Selector: in.Pods.Metric.Selector}
 	case in.Resource != nil:
-		r := in.Resource
-		out.Resource = &hpaMetricStatusV1Resource{Name: r.Name, CurrentAverageUtilization: r.Current.AverageUtilization, CurrentAverageValue: qty(r.Current.AverageValue)}
+		r := resourceStatusToV1(*in.Resource)
+		out.Resource = &r
 	case in.ContainerResource != nil:
 		c := in.ContainerResource
-		out.ContainerResource = &hpaMetricStatusV1ContainerResource{Name: c.Name, CurrentAverageUtilization: c.Current.AverageUtilization,
-			CurrentAverageValue: qty(c.Current.AverageValue), Container: c.Container}
+		out.ContainerResource = &hpaMetricStatusV1ContainerResource{resourceStatusToV1(c.hpaMetricStatusV2Resource), c.Container}
 	case in.External != nil:
 		e := in.External
 		out.External = &hpaMetricStatusV1External{MetricName: e.Metric.Name, MetricSelector: e.Metric.Selector, CurrentValue: qty(e.Current.Value),
@@ -115,18 +110,46 @@ func metricStatusFromV1(in hpaMetricStatusV1) hpaMetricStatusV2 {
 		v := in.Pods.CurrentAverageValue
 		out.Pods = &hpaMetricStatusV2Pods{Metric: hpaMetricID{Name: in.Pods.MetricName, Selector: in.Pods.Selector}, Current: hpaValueStatus{AverageValue: &v}}
 	case in.Resource != nil:
-		v := in.Resource.CurrentAverageValue
-		out.Resource = &hpaMetricStatusV2Resource{Name: in.Resource.Name, Current: hpaValueStatus{AverageValue: &v, AverageUtilization: in.Resource.CurrentAverageUtilization}}
+		r := resourceStatusFromV1(*in.Resource)
+		out.Resource = &r
 	case in.ContainerResource != nil:
 		c := in.ContainerResource
-		v := c.CurrentAverageValue
-		out.ContainerResource = &hpaMetricStatusV2ContainerResource{Name: c.Name, Current: hpaValueStatus{AverageValue: &v, AverageUtilization: c.CurrentAverageUtilization}, Container: c.Container}
+		out.ContainerResource = &hpaMetricStatusV2ContainerResource{resourceStatusFromV1(c.hpaMetricStatusV1Resource), c.Container}
 	case in.External != nil:
 		e := in.External
 		v := e.CurrentValue
 		out.External = &hpaMetricStatusV2External{Metric: hpaMetricID{Name: e.MetricName, Selector: e.MetricSelector}, Current: hpaValueStatus{Value: &v, AverageValue: e.CurrentAverageValue}}
 	}
 	return out
+}
+
+// resourceToV1 converts a v2 resource metric (of a pod or of one
+// container) to the v1 annotation shape.
+func resourceToV1(r hpaMetricV2Resource) hpaMetricV1Resource {
+	return hpaMetricV1Resource{Name: r.Name, TargetAverageUtilization: r.Target.AverageUtilization, TargetAverageValue: r.Target.AverageValue}
+}
+
+// resourceFromV1 converts a resource metric of the v1 annotation to v2:
+// a utilization target when it has one, an average value otherwise.
+func resourceFromV1(r hpaMetricV1Resource) hpaMetricV2Resource {
+	t := hpaTarget{Type: "AverageValue", AverageValue: r.TargetAverageValue}
+	if r.TargetAverageUtilization != nil {
+		t.Type, t.AverageUtilization = "Utilization", r.TargetAverageUtilization
+	}
+	return hpaMetricV2Resource{Name: r.Name, Target: t}
+}
+
+// resourceStatusToV1 converts a v2 resource metric status to the v1
+// annotation shape.
+func resourceStatusToV1(r hpaMetricStatusV2Resource) hpaMetricStatusV1Resource {
+	return hpaMetricStatusV1Resource{Name: r.Name, CurrentAverageUtilization: r.Current.AverageUtilization, CurrentAverageValue: qty(r.Current.AverageValue)}
+}
+
+// resourceStatusFromV1 converts a resource metric status of the v1
+// annotation to v2.
+func resourceStatusFromV1(r hpaMetricStatusV1Resource) hpaMetricStatusV2Resource {
+	v := r.CurrentAverageValue
+	return hpaMetricStatusV2Resource{Name: r.Name, Current: hpaValueStatus{AverageValue: &v, AverageUtilization: r.CurrentAverageUtilization}}
 }
 
 // zeroQuantity reports a quantity string that is zero ("0", "0m", "").

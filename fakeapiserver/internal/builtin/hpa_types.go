@@ -32,23 +32,21 @@ type hpaMetricID struct {
 	Selector json.RawMessage `json:"selector,omitempty"`
 }
 
-type hpaMetricV2 struct {
-	Type              string                        `json:"type"`
-	Object            *hpaMetricV2Object            `json:"object,omitempty"`
-	Pods              *hpaMetricV2Pods              `json:"pods,omitempty"`
-	Resource          *hpaMetricV2Resource          `json:"resource,omitempty"`
-	ContainerResource *hpaMetricV2ContainerResource `json:"containerResource,omitempty"`
-	External          *hpaMetricV2External          `json:"external,omitempty"`
+// hpaMetricOf is one metric of an HPA, in its spec or its status, at
+// either version: its type and the one source of that type it names.
+// The four instances below differ only in the source shapes.
+type hpaMetricOf[Object, Pods, Resource, ContainerResource, External any] struct {
+	Type              string             `json:"type"`
+	Object            *Object            `json:"object,omitempty"`
+	Pods              *Pods              `json:"pods,omitempty"`
+	Resource          *Resource          `json:"resource,omitempty"`
+	ContainerResource *ContainerResource `json:"containerResource,omitempty"`
+	External          *External          `json:"external,omitempty"`
 }
 
-type hpaMetricStatusV2 struct {
-	Type              string                              `json:"type"`
-	Object            *hpaMetricStatusV2Object            `json:"object,omitempty"`
-	Pods              *hpaMetricStatusV2Pods              `json:"pods,omitempty"`
-	Resource          *hpaMetricStatusV2Resource          `json:"resource,omitempty"`
-	ContainerResource *hpaMetricStatusV2ContainerResource `json:"containerResource,omitempty"`
-	External          *hpaMetricStatusV2External          `json:"external,omitempty"`
-}
+type hpaMetricV2 = hpaMetricOf[hpaMetricV2Object, hpaMetricV2Pods, hpaMetricV2Resource, hpaMetricV2ContainerResource, hpaMetricV2External]
+
+type hpaMetricStatusV2 = hpaMetricOf[hpaMetricStatusV2Object, hpaMetricStatusV2Pods, hpaMetricStatusV2Resource, hpaMetricStatusV2ContainerResource, hpaMetricStatusV2External]
 
 type hpaScalingRules struct {
 	StabilizationWindowSeconds *int32      `json:"stabilizationWindowSeconds,omitempty"`
@@ -84,23 +82,9 @@ type hpaPolicyAnnotation struct {
 
 // v1 annotation shapes (autoscaling/v1 MetricSpec and MetricStatus).
 
-type hpaMetricV1 struct {
-	Type              string                        `json:"type"`
-	Object            *hpaMetricV1Object            `json:"object,omitempty"`
-	Pods              *hpaMetricV1Pods              `json:"pods,omitempty"`
-	Resource          *hpaMetricV1Resource          `json:"resource,omitempty"`
-	ContainerResource *hpaMetricV1ContainerResource `json:"containerResource,omitempty"`
-	External          *hpaMetricV1External          `json:"external,omitempty"`
-}
+type hpaMetricV1 = hpaMetricOf[hpaMetricV1Object, hpaMetricV1Pods, hpaMetricV1Resource, hpaMetricV1ContainerResource, hpaMetricV1External]
 
-type hpaMetricStatusV1 struct {
-	Type              string                              `json:"type"`
-	Object            *hpaMetricStatusV1Object            `json:"object,omitempty"`
-	Pods              *hpaMetricStatusV1Pods              `json:"pods,omitempty"`
-	Resource          *hpaMetricStatusV1Resource          `json:"resource,omitempty"`
-	ContainerResource *hpaMetricStatusV1ContainerResource `json:"containerResource,omitempty"`
-	External          *hpaMetricStatusV1External          `json:"external,omitempty"`
-}
+type hpaMetricStatusV1 = hpaMetricOf[hpaMetricStatusV1Object, hpaMetricStatusV1Pods, hpaMetricStatusV1Resource, hpaMetricStatusV1ContainerResource, hpaMetricStatusV1External]
 
 type hpaPolicy struct {
 	Type          string `json:"type"`
@@ -125,9 +109,8 @@ type hpaMetricV2Resource struct {
 }
 
 type hpaMetricV2ContainerResource struct {
-	Name      string    `json:"name"`
-	Target    hpaTarget `json:"target"`
-	Container string    `json:"container"`
+	hpaMetricV2Resource
+	Container string `json:"container"`
 }
 
 type hpaMetricV2External struct {
@@ -152,9 +135,8 @@ type hpaMetricStatusV2Resource struct {
 }
 
 type hpaMetricStatusV2ContainerResource struct {
-	Name      string         `json:"name"`
-	Current   hpaValueStatus `json:"current"`
-	Container string         `json:"container"`
+	hpaMetricStatusV2Resource
+	Container string `json:"container"`
 }
 
 type hpaMetricStatusV2External struct {
@@ -183,10 +165,8 @@ type hpaMetricV1Resource struct {
 }
 
 type hpaMetricV1ContainerResource struct {
-	Name                     string  `json:"name"`
-	TargetAverageUtilization *int32  `json:"targetAverageUtilization,omitempty"`
-	TargetAverageValue       *string `json:"targetAverageValue,omitempty"`
-	Container                string  `json:"container"`
+	hpaMetricV1Resource
+	Container string `json:"container"`
 }
 
 type hpaMetricV1External struct {
@@ -217,10 +197,8 @@ type hpaMetricStatusV1Resource struct {
 }
 
 type hpaMetricStatusV1ContainerResource struct {
-	Name                      string `json:"name"`
-	CurrentAverageUtilization *int32 `json:"currentAverageUtilization,omitempty"`
-	CurrentAverageValue       string `json:"currentAverageValue"`
-	Container                 string `json:"container"`
+	hpaMetricStatusV1Resource
+	Container string `json:"container"`
 }
 
 type hpaMetricStatusV1External struct {
