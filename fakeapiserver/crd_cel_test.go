@@ -15,23 +15,7 @@ import (
 // reason and fieldPath, a transition rule and the Kubernetes list and
 // string functions; the expected answers are a real kube-apiserver
 // v1.37.2's.
-const ruleCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: rules.example.net}
-spec:
-  group: example.net
-  names: {plural: rules, kind: Rule}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
+var ruleCRD = exampleCRD("rules", "Rule", `
             x-kubernetes-validations:
             - rule: "self.min <= self.max"
               message: "min must not exceed max"
@@ -61,7 +45,7 @@ spec:
                 x-kubernetes-validations:
                 - rule: "self == oldSelf"
                   message: immutable
-`
+`)
 
 const rulePath = "/apis/example.net/v1/namespaces/default/rules"
 
@@ -111,30 +95,14 @@ func TestCustomResourceCELRules(t *testing.T) {
 
 func TestCustomResourceCELCompileErrors(t *testing.T) {
 	_, c := newTestServer(t, Options{})
-	crd := `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: brokens.example.net}
-spec:
-  group: example.net
-  names: {plural: brokens, kind: Broken}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
+	crd := exampleCRD("brokens", "Broken", `
             x-kubernetes-validations:
             - rule: "self.min <"
             - rule: "self.nosuch == 1"
             - rule: "self.min"
             properties:
               min: {type: integer}
-`
+`)
 	r := c.post(crdPath, yamlToJSON(t, crd))
 	require.Equal(t, http.StatusUnprocessableEntity, r.code, "%s", r.body)
 	st := r.status(t)

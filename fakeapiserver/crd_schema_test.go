@@ -13,23 +13,7 @@ import (
 
 // probeCRD exercises every value keyword of structural schemas; the
 // expected answers below are a real kube-apiserver v1.37.2's.
-const probeCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: probes.example.net}
-spec:
-  group: example.net
-  names: {plural: probes, kind: Probe}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
+var probeCRD = exampleCRD("probes", "Probe", `
             required: [name]
             minProperties: 1
             maxProperties: 12
@@ -50,7 +34,7 @@ spec:
               items: {type: array, items: {type: object, properties: {k: {type: string, default: kk}}}}
               free: {type: object, x-kubernetes-preserve-unknown-fields: true, properties: {d: {type: string, default: dd}}}
               emb: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}
-`
+`)
 
 const probePath = "/apis/example.net/v1/namespaces/default/probes"
 

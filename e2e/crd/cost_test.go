@@ -11,23 +11,7 @@ import (
 // the limit refuse the CRD, with the factor by which they exceed it.
 func TestCustomResourceRuleTooExpensive(t *testing.T) {
 	c := newClient(t)
-	crd := toJSON(t, `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: e2ecosts.e2e.kubecache.io}
-spec:
-  group: e2e.kubecache.io
-  names: {plural: e2ecosts, kind: E2ECost}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
+	crd := toJSON(t, e2eCRD("e2ecosts", "E2ECost", `
             properties:
               mid:
                 type: array
@@ -41,7 +25,7 @@ spec:
                 items: {type: string, maxLength: 10}
                 x-kubernetes-validations:
                 - rule: "self.all(x, self.all(y, x != y))"
-`)
+`))
 	r := c.do(http.MethodPost, crdPath, crd, "")
 	assert.Equal(t, []string{"FieldValueForbidden spec.validation.openAPIV3Schema.properties[spec].properties[mid].x-kubernetes-validations[0].rule: " +
 		"Forbidden: estimated rule cost exceeds budget by factor of 3.1x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"}, r.causes(t))

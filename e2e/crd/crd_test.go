@@ -146,28 +146,12 @@ func TestCustomResources(t *testing.T) {
 
 func TestCustomResourceRuleThatDoesNotCompile(t *testing.T) {
 	c := newClient(t)
-	crd := toJSON(t, `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: e2ebrokens.e2e.kubecache.io}
-spec:
-  group: e2e.kubecache.io
-  names: {plural: e2ebrokens, kind: E2EBroken}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
+	crd := toJSON(t, e2eCRD("e2ebrokens", "E2EBroken", `
             x-kubernetes-validations:
             - rule: "self.nosuch == 1"
             properties:
               min: {type: integer}
-`)
+`))
 	r := c.do(http.MethodPost, crdPath, crd, "")
 	assert.Equal(t, []string{`FieldValueInvalid spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.nosuch == 1","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'
  | self.nosuch == 1

@@ -1,0 +1,29 @@
+package crd
+
+import "strings"
+
+// e2eCRD is the YAML manifest of the namespaced CustomResourceDefinition
+// <plural>.e2e.kubecache.io with kind kind and one version, v1, served
+// and stored. spec is the rest of the schema of the objects' spec after
+// its "type: object": YAML lines indented twelve spaces (a leading
+// newline is dropped, so a raw string can start on its own line).
+func e2eCRD(plural, kind, spec string) string {
+	return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ` + plural + `.e2e.kubecache.io}
+spec:
+  group: e2e.kubecache.io
+  names: {plural: ` + plural + `, kind: ` + kind + `}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+` + strings.TrimPrefix(spec, "\n")
+}
