@@ -44,13 +44,16 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 		Manager: q.Get("fieldManager"), APIVersion: apiVersion, Kind: res.Kind,
 		Subresource: info.Subresource, StatusSubresource: res.HasStatus(),
 		Force: q.Get("force") == "true", Now: s.clock.Now(),
+		Convert: managedConverter(res, apiVersion),
 	}
 	ns := nsFor(res, info)
 	for attempt := 0; attempt < 100; attempt++ {
 		cur := s.store.Get(res.StorageKey(), storage.ObjectKey(ns, info.Name))
 		live := jsonv.Value{Kind: jsonv.Null}
 		if cur != nil {
-			doc, err := cur.Document()
+			// The configuration merges into the object as served at the
+			// request's version.
+			doc, err := managedDocument(cur, apiVersion)
 			if err != nil {
 				request.WriteError(w, r, err)
 				return

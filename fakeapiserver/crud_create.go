@@ -230,7 +230,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 // createdManagedFields returns the managedFields of an object being
 // created with metadata m and body rest: wo.managed when set (server-side
 // apply), otherwise an Update entry of wo's manager added to the entries
-// the client sent, if any.
+// the client sent, if any, recorded at the version the client wrote.
 func createdManagedFields(res *registry.Resource, in *request.Incoming, m *meta.ObjectMeta, rest []jsonv.Member, fields map[string]string, wo writeOptions, now time.Time) (meta.ManagedFields, error) {
 	if wo.managed != nil {
 		return wo.managed, nil
@@ -239,12 +239,13 @@ func createdManagedFields(res *registry.Resource, in *request.Incoming, m *meta.
 	if err != nil {
 		return nil, err
 	}
-	doc, err := sent.Document()
+	doc, err := managedDocument(sent, in.SentAPIVersion)
 	if err != nil {
 		return nil, err
 	}
-	managed, err := meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.APIVersion), apply.Request{
-		Manager: wo.manager, APIVersion: in.APIVersion, StatusSubresource: res.HasStatus(), Now: now}))
+	managed, err := meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.SentAPIVersion), apply.Request{
+		Manager: wo.manager, APIVersion: in.SentAPIVersion, StatusSubresource: res.HasStatus(), Now: now,
+		Convert: managedConverter(res, in.SentAPIVersion)}))
 	if err != nil {
 		return nil, apistatus.Internal(err)
 	}

@@ -161,7 +161,7 @@ func (s *Server) readPatch(r *http.Request) ([]byte, writeOptions, error) {
 // it again.
 func (s *Server) writeUpdated(w http.ResponseWriter, r *http.Request, n request.Negotiation, res *registry.Resource, cur *storage.Object, in *request.Incoming, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) bool {
 	in.Meta.ResourceVersion = cur.Meta.ResourceVersion
-	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.Meta, in.Rest, subresource, manager, in.APIVersion, managed, dryRun)
+	next, err := s.prepareUpdateManaged(r.Context(), res, cur, in.Meta, in.Rest, subresource, manager, in.SentAPIVersion, managed, dryRun)
 	if err != nil {
 		request.WriteError(w, r, err)
 		return true

@@ -100,7 +100,7 @@ func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subreso
 		if conditional && in.Meta.ResourceVersion != cur.Meta.ResourceVersion {
 			return nil, false, apistatus.Conflict(res.GR(), in.Meta.Name, apistatus.MsgModified)
 		}
-		next, err := s.prepareUpdate(ctx, res, cur, in.Meta, in.Rest, subresource, wo.manager, in.APIVersion, wo.dryRun)
+		next, err := s.prepareUpdate(ctx, res, cur, in.Meta, in.Rest, subresource, wo.manager, in.SentAPIVersion, wo.dryRun)
 		if err != nil {
 			return nil, false, err
 		}
@@ -126,7 +126,8 @@ func (s *Server) update(ctx context.Context, res *registry.Resource, ns, subreso
 }
 
 // prepareUpdate computes the next version of cur from a new metadata and
-// body. It returns nil when nothing would change (a no-op update: no new
+// body (at cur's storage version), written by manager at apiVersion. It
+// returns nil when nothing would change (a no-op update: no new
 // resourceVersion, no event). The result's resourceVersion is cur's; the
 // commit sets the new one.
 func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, dryRun bool) (*storage.Object, error) {
@@ -138,6 +139,10 @@ func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, cur 
 // Update entry; nil records the entry. A dry run reserves no Service
 // address or node port.
 func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resource, cur *storage.Object, newMeta *meta.ObjectMeta, newRest []jsonv.Member, subresource, manager, apiVersion string, managed meta.ManagedFields, dryRun bool) (*storage.Object, error) {
+	// managedFields are recorded at the version written; everything else
+	// works at the storage version.
+	written := apiVersion
+	apiVersion = request.StoredAPIVersion(cur.Kind, written)
 	oldRest, err := storage.RestOf(cur)
 	if err != nil {
 		return nil, err
@@ -201,7 +206,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 	if managed != nil {
 		return next, nil
 	}
-	live, err := cur.Document()
+	live, err := managedDocument(cur, written)
 	if err != nil {
 		return nil, err
 	}
@@ -218,13 +223,13 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 			return nil, err
 		}
 	}
-	written, err := from.Document()
+	writtenDoc, err := managedDocument(from, written)
 	if err != nil {
 		return nil, err
 	}
-	if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(live, written, updateType(res, apiVersion), apply.Request{
-		Manager: manager, APIVersion: apiVersion, Subresource: subresource,
-		StatusSubresource: res.HasStatus(), Now: s.clock.Now()})); err != nil {
+	if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(live, writtenDoc, updateType(res, written), apply.Request{
+		Manager: manager, APIVersion: written, Subresource: subresource,
+		StatusSubresource: res.HasStatus(), Now: s.clock.Now(), Convert: managedConverter(res, written)})); err != nil {
 		return nil, apistatus.Internal(err)
 	}
 	return storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)

@@ -72,7 +72,8 @@
 //     crud_create.go, crud_update.go, crud_patch.go (JSON and merge
 //     patch), crud_delete.go (finalizers, graceful pods, delete
 //     collection). apply.go: server-side apply (internal/apply).
-//     managedfields.go: Update entries of metadata.managedFields.
+//     managedfields.go: the field manager and the version managedFields
+//     are recorded at (the version written, for kinds that convert).
 //   - list.go: snapshots, pagination, continue tokens; large lists
 //     streamed from the stored bytes. watch.go: the watch stream (initial
 //     events, bookmarks, timeouts, selector transitions). watchflush.go:

@@ -20,5 +20,4 @@ var known = []Known{
 	// "<METHOD path?query>.<JSON path>" (or "requests", "output").
 	{`TestKubectl: kubectl apply --server-side`, `configmaps/k\?fieldManager=kubectl[^.]*\.metadata\.(annotations\.kubectl\.kubernetes\.io/last-applied-configuration|managedFields\.length)$`, openDifference("kubectl apply --server-side over a client-side apply")},
 	{`TestBuiltinDefaults: defaults: node`, `^spec\.taints$`, accepted("a new Node has no not-ready taint")},
-	{`TestBuiltinDefaults: defaults: hpa-v1`, `^metadata\.managedFields\[0\]\.(apiVersion|fieldsV1\..*)$`, openDifference("managedFields of a HorizontalPodAutoscaler written at autoscaling/v1")},
 }

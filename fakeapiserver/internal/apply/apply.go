@@ -118,18 +118,14 @@ func Apply(live jsonv.Value, config []byte, t Type, r Request) (*Result, error) 
 	if liveObj != nil {
 		before = *liveObj
 	}
-	lm, rm := root.materialize(before), root.materialize(merged)
-	c := newComparison()
-	compare(&lm, &rm, root, "", c)
-	changed := c.modified.union(c.added).filter(r.ownable)
-	removed := c.removed.filter(r.ownable)
+	vc := newVersionedChanges(before, merged, t, &r)
 
 	var conflicts []Conflict
 	for _, e := range entries {
 		if e.key() == key {
 			continue
 		}
-		for _, p := range e.Set.intersect(changed).sorted() {
+		for _, p := range e.Set.intersect(vc.at(e.APIVersion).changed).sorted() {
 			conflicts = append(conflicts, Conflict{Manager: e.Manager, Operation: e.Operation, APIVersion: e.APIVersion, Subresource: e.Subresource, Path: pathString(p)})
 		}
 	}
@@ -139,7 +135,8 @@ func Apply(live jsonv.Value, config []byte, t Type, r Request) (*Result, error) 
 	}
 	for _, e := range entries {
 		if e.key() != key {
-			e.Set = e.Set.minus(changed).minus(removed)
+			c := vc.at(e.APIVersion)
+			e.Set = e.Set.minus(c.changed).minus(c.removed)
 		}
 	}
 	if mine == nil {

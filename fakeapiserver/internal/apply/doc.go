@@ -25,6 +25,8 @@
 //   - object.go: Request, the paths nobody owns, managedFields in objects.
 //   - types.go: Type (ForKind, ForSchema) and how a value is classified.
 //   - walk.go: the field set of a configuration, and comparing versions.
+//   - versions.go: Converter, one write's changes seen at the API version
+//     each entry was recorded at.
 //   - merge.go: merging a configuration into the live object (the
 //     server's list order; Merge, without ownership, for mutating
 //     admission policies) and removing fields.

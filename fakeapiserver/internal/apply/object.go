@@ -27,6 +27,10 @@ type Request struct {
 	Force bool
 	// Now stamps the entries of managers that changed the object.
 	Now time.Time
+	// Convert, when set, gives the object at another API version, so
+	// that entries recorded there are compared in their own fields;
+	// without it every entry is compared at APIVersion.
+	Convert Converter
 }
 
 // stripped are the paths no manager owns: identity and system metadata.

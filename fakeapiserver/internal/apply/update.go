@@ -12,7 +12,9 @@ import (
 // write: the manager of r gains the fields the write added or changed,
 // which every other manager loses, and fields the write removed leave
 // every entry. live is the stored object (a null Value on create) and obj
-// the object about to be stored. It returns obj's new managedFields (nil
+// the object about to be stored, both at r.APIVersion; an entry recorded
+// at another version loses what the write changed at that version
+// (r.Convert). It returns obj's new managedFields (nil
 // when nobody owns anything).
 //
 // The starting entries are those of obj when it carries any (a client may
@@ -20,7 +22,6 @@ import (
 // live's. Entries that cannot be read are dropped, as the server resets
 // them.
 func Update(live, obj jsonv.Value, t Type, r Request) json.RawMessage {
-	root := t.rootNode()
 	var entries []*entry
 	if r.Subresource == "" {
 		if es, err := decodeManaged(managedFieldsOf(obj)); err == nil && len(es) > 0 {
@@ -34,14 +35,12 @@ func Update(live, obj jsonv.Value, t Type, r Request) json.RawMessage {
 	if live.Kind == jsonv.Object {
 		before = withManagedFields(live, nil)
 	}
-	lm, rm := root.materialize(before), root.materialize(withManagedFields(obj, nil))
-	c := newComparison()
-	compare(&lm, &rm, root, "", c)
-	changed := c.modified.union(c.added).filter(r.ownable)
-	removed := c.removed.filter(r.ownable)
+	vc := newVersionedChanges(before, withManagedFields(obj, nil), t, &r)
 	for _, e := range entries {
-		e.Set = e.Set.minus(changed).minus(removed)
+		c := vc.at(e.APIVersion)
+		e.Set = e.Set.minus(c.changed).minus(c.removed)
 	}
+	changed := vc.at(r.APIVersion).changed
 	if len(changed) > 0 {
 		key := managerKey(r.Manager, "Update", r.APIVersion, r.Subresource)
 		mine := find(entries, key)

@@ -54,3 +54,45 @@ func toStoredVersion(in *Incoming) bool {
 	in.Meta, in.Rest, in.APIVersion = m, rest, c.StoredAPIVersion
 	return true
 }
+
+// StoredAPIVersion returns the apiVersion objects of kind written at
+// apiVersion are stored at: the conversion's storage version, or
+// apiVersion itself when the kind does not convert there.
+func StoredAPIVersion(kind, apiVersion string) string {
+	if c, ok := builtin.Conversions[apiVersion+"/"+kind]; ok {
+		return c.StoredAPIVersion
+	}
+	return apiVersion
+}
+
+// ConvertDocument converts a whole object of kind (its JSON) from the
+// served version from to the served version to, through the storage
+// version. It reports false, returning nil, when the kind does not
+// convert between the two (the same body serves both, or there is no
+// conversion between them). From and to the same version, it returns
+// obj.
+func ConvertDocument(obj []byte, kind, from, to string) ([]byte, bool) {
+	if from == to {
+		return obj, true
+	}
+	stored := StoredAPIVersion(kind, from)
+	if stored != from {
+		out, err := builtin.Conversions[from+"/"+kind].ToStored(obj)
+		if err != nil {
+			return nil, false
+		}
+		obj = out
+	}
+	if to == stored {
+		return obj, stored != from
+	}
+	c, ok := builtin.Conversions[to+"/"+kind]
+	if !ok || c.StoredAPIVersion != stored {
+		return nil, false
+	}
+	out, err := c.FromStored(obj)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}

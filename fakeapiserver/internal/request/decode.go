@@ -21,8 +21,12 @@ import (
 
 // Incoming is a decoded request body: the object split into kind,
 // apiVersion, parsed metadata and the other top-level members in order.
+// A body written at a version the kind converts from is converted to its
+// storage version: APIVersion is the storage version and SentAPIVersion
+// the version the client wrote, at which managedFields are recorded.
 type Incoming struct {
 	Kind, APIVersion string
+	SentAPIVersion   string
 	Meta             *meta.ObjectMeta
 	Rest             []jsonv.Member
 	Warnings         []string
@@ -223,6 +227,7 @@ func DecodeObject(reg *registry.Registry, res *registry.Resource, version string
 	if len(customErrs) > 0 {
 		return nil, apistatus.Invalid(res.Group, res.Kind, in.Meta.Name, customErrs)
 	}
+	in.SentAPIVersion = in.APIVersion
 	toStoredVersion(in)
 	return in, nil
 }
