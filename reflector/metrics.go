@@ -42,13 +42,15 @@ func (r *Reflector[T]) observe(from, next State, o outcome, begin time.Time) {
 		result = "error"
 	}
 	name := r.opts.Name
+	// The duration is observed before the count is added, so a reader
+	// that sees a count of n also sees n durations.
 	switch from.(type) {
 	case Listing, StreamingList:
-		sink.Add(metricLists, 1, "reflector", name, "result", result)
 		sink.Observe(metricListDuration, r.clock.Now().Sub(begin).Seconds(), "reflector", name)
+		sink.Add(metricLists, 1, "reflector", name, "result", result)
 	case Watching:
-		sink.Add(metricWatches, 1, "reflector", name, "result", result)
 		sink.Observe(metricWatchDuration, r.clock.Now().Sub(begin).Seconds(), "reflector", name)
+		sink.Add(metricWatches, 1, "reflector", name, "result", result)
 	}
 	if cause := relistCause(from, next, o.err); cause != "" {
 		sink.Add(metricRelists, 1, "reflector", name, "cause", cause)
