@@ -116,7 +116,7 @@ func TestWellTypedBodiesAreAccepted(t *testing.T) {
 		depBody(`{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"},"creationTimestamp":null},"spec":{"containers":[{"name":"c","image":"i"}]}}}`),
 		depBody(`{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"},"creationTimestamp":"2026-11-30T03:00:23Z"},"spec":{"containers":[{"name":"c","image":"i"}]}}}`),
 		podSpecBody(`,"resources":{"limits":{"cpu":1,"memory":"1Gi"},"requests":{"cpu":"100m","memory":1.5}}`, ``),
-		podSpecBody(`,"resources":{"limits":{"cpu":null,"memory":"1e3","x":"+1.5E-2"}}`, ``),
+		podSpecBody(`,"resources":{"limits":{"cpu":null,"memory":"1e3","ephemeral-storage":"+1.5E-2"}}`, ``),
 		podSpecBody(`,"args":[null],"env":null`, `,"activeDeadlineSeconds":null,"nodeSelector":{"a":null}`),
 	} {
 		rec := serve(s, http.MethodPost, pathFor(body)+"?dryRun=All", "application/json", body)

@@ -44,6 +44,8 @@ var builtinResources = map[string]struct {
 	"CertificateSigningRequest": {"certificatesigningrequests", false},
 	"DeviceClass":               {"deviceclasses", false}, "ResourceClaim": {"resourceclaims", true},
 	"ResourceClaimTemplate": {"resourceclaimtemplates", true}, "ResourceSlice": {"resourceslices", false},
+	"DeviceTaintRule": {"devicetaintrules", false}, "ServiceCIDR": {"servicecidrs", false},
+	"IPAddress": {"ipaddresses", false}, "RuntimeClass": {"runtimeclasses", false},
 }
 
 // builtinCreate turns a testdata object into a dry-run create in the

@@ -35,7 +35,11 @@
 // validate_core.go, validate_other.go, validate_admission.go (webhook
 // configurations, certificate signing requests), validate_flowcontrol.go
 // (flow schemas, priority levels), validate_resource.go (device classes,
-// claims, claim templates, resource slices) (each kind's rules),
+// claims, claim templates, resource slices, device taint rules),
+// validate_network.go (service CIDRs, IP addresses, ingress classes)
+// (each kind's rules), resource_requirements.go (a container's resource
+// names, quantities, requests and limits), ipaddr.go (IP addresses and
+// CIDRs as the strict validators read them),
 // validate_update.go (ValidateUpdate: immutable fields), connect.go (the
 // answers of pods/log, exec, attach, portforward and nodes/proxy without a
 // kubelet), bootstrap.go and

@@ -88,7 +88,7 @@ func qualifiedNameProblems(s string) []string {
 		}
 		name = rest
 		if strings.Contains(rest, "/") {
-			return append(out, validation.RegexMessage("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qnameFmt, "MyName", "my.name", "123-abc")+" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
+			return append(out, validation.RegexMessage("a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qnameFmt, "MyName", "my.name", "123-abc")+" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
 		}
 	}
 	switch {
@@ -97,7 +97,7 @@ func qualifiedNameProblems(s string) []string {
 	case len(name) > 63:
 		out = append(out, "name part must be no more than 63 characters")
 	}
-	if name != "" && !qnameRE.MatchString(name) {
+	if !qnameRE.MatchString(name) {
 		out = append(out, validation.RegexMessage("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qnameFmt, "MyName", "my.name", "123-abc"))
 	}
 	return out
@@ -110,7 +110,7 @@ func labelValueProblems(s string) []string {
 		out = append(out, "must be no more than 63 characters")
 	}
 	if s != "" && !qnameRE.MatchString(s) {
-		out = append(out, validation.RegexMessage("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qnameFmt, "MyValue", "my_value", "12345"))
+		out = append(out, validation.RegexMessage("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", "("+qnameFmt+")?", "MyValue", "my_value", "12345"))
 	}
 	return out
 }

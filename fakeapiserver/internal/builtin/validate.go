@@ -67,6 +67,11 @@ var validations = map[string]kindValidation{
 	"resource.k8s.io/ResourceClaim":                               validateResourceClaim,
 	"resource.k8s.io/ResourceClaimTemplate":                       validateResourceClaimTemplate,
 	"resource.k8s.io/ResourceSlice":                               validateResourceSlice,
+	"resource.k8s.io/DeviceTaintRule":                             validateDeviceTaintRule,
+	"networking.k8s.io/ServiceCIDR":                               validateServiceCIDR,
+	"networking.k8s.io/IPAddress":                                 validateIPAddress,
+	"networking.k8s.io/IngressClass":                              validateIngressClass,
+	"node.k8s.io/RuntimeClass":                                    validateRuntimeClass,
 }
 
 // Validate checks a defaulted object of kind in group as the real

@@ -341,3 +341,51 @@ func validateCSIStorageCapacity(v *validator, _ *meta.ObjectMeta, obj *jsonv.Val
 		v.invalid("capacity", str(obj, "capacity"), "must be greater than or equal to 0")
 	}
 }
+
+// validateRuntimeClass checks a RuntimeClass: its handler (a label), its
+// pod overhead (as a container's limits) and its scheduling constraints,
+// whose tolerations must differ in key, operator, value and effect.
+func validateRuntimeClass(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	if h := str(obj, "handler"); h == "" {
+		v.required("handler", "")
+	} else {
+		v.problems("handler", h, validation.LabelProblems(h))
+	}
+	if o := present(obj, "overhead"); o != nil {
+		if fixed := present(o, "podFixed"); fixed != nil {
+			limits := jsonv.NewObject()
+			limits.Set("limits", *fixed)
+			v.resources("overhead", &limits)
+		}
+	}
+	s := present(obj, "scheduling")
+	if s == nil {
+		return
+	}
+	v.labels("scheduling.nodeSelector", stringMap(s, "nodeSelector"))
+	seen := map[[4]string]bool{}
+	for i, t := range items(s, "tolerations") {
+		p := index("scheduling.tolerations", i)
+		v.toleration(p, t)
+		k := [4]string{str(t, "key"), str(t, "operator"), str(t, "value"), str(t, "effect")}
+		if seen[k] {
+			v.add(FieldError{Type: meta.CauseFieldValueDuplicate, Field: p, Value: shownToleration(t)})
+		}
+		seen[k] = true
+	}
+}
+
+// shownToleration renders a toleration as the real server shows its Go
+// struct in a message.
+func shownToleration(t *jsonv.Value) string {
+	o := jsonv.NewObject()
+	for _, k := range [][2]string{{"Key", "key"}, {"Operator", "operator"}, {"Value", "value"}, {"Effect", "effect"}} {
+		o.Set(k[0], jsonv.NewString(str(t, k[1])))
+	}
+	secs := jsonv.Value{Kind: jsonv.Null}
+	if n := t.Get("tolerationSeconds"); n != nil && n.Kind == jsonv.Number {
+		secs = *n
+	}
+	o.Set("TolerationSeconds", secs)
+	return string(jsonv.Marshal(o))
+}

@@ -299,28 +299,6 @@ func (v *validator) volumeMounts(path string, c *jsonv.Value, vols map[string]bo
 	}
 }
 
-// resources checks that no request exceeds its limit.
-func (v *validator) resources(path string, res *jsonv.Value) {
-	if res == nil {
-		return
-	}
-	reqs, lims := present(res, "requests"), present(res, "limits")
-	if reqs == nil || lims == nil {
-		return
-	}
-	for _, m := range reqs.Obj {
-		lim := lims.Get(m.Key)
-		if lim == nil {
-			continue
-		}
-		rq, ok1 := quantityValue(&m.Value)
-		lq, ok2 := quantityValue(lim)
-		if ok1 && ok2 && rq.Cmp(lq) > 0 {
-			v.invalid(path+".requests", m.Value.Str, "must be less than or equal to "+m.Key+" limit of "+lim.Str)
-		}
-	}
-}
-
 // probe checks a probe: one handler, non-negative timings.
 func (v *validator) probe(path string, p *jsonv.Value) {
 	handlers := 0

@@ -2,7 +2,9 @@ package builtin
 
 import (
 	"strconv"
+	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
@@ -73,12 +75,7 @@ func (v *validator) deviceRequests(p string, devices *jsonv.Value) {
 
 func validateResourceSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	spec := sub(obj, "spec")
-	driver := str(spec, "driver")
-	if driver == "" {
-		v.required("spec.driver", "")
-	} else {
-		v.problems("spec.driver", driver, validation.SubdomainProblems(driver))
-	}
+	v.driverName("spec.driver", str(spec, "driver"))
 	pool := sub(spec, "pool")
 	if str(pool, "name") == "" {
 		v.required("spec.pool.name", "")
@@ -111,4 +108,72 @@ func validateResourceSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		}
 		seen[name] = true
 	}
+}
+
+// validateDeviceTaintRule checks a DeviceTaintRule: the driver, pool and
+// device its selector names, and its taint's key, value and effect.
+func validateDeviceTaintRule(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	spec := sub(obj, "spec")
+	if sel := present(spec, "deviceSelector"); sel != nil {
+		const p = "spec.deviceSelector"
+		if d := sel.Get("driver"); d != nil && d.Kind == jsonv.String {
+			v.driverName(p+".driver", d.Str)
+		}
+		if pool := sel.Get("pool"); pool != nil && pool.Kind == jsonv.String {
+			v.poolName(p+".pool", pool.Str)
+		}
+		if d := sel.Get("device"); d != nil && d.Kind == jsonv.String {
+			v.problems(p+".device", d.Str, validation.LabelProblems(d.Str))
+		}
+	}
+	v.deviceTaint("spec.taint", sub(spec, "taint"))
+}
+
+// deviceTaint checks a device taint: a qualified key, a label value and
+// one of the effects.
+func (v *validator) deviceTaint(p string, t *jsonv.Value) {
+	k := str(t, "key")
+	v.problems(p+".key", k, qualifiedNameProblems(k))
+	if val := str(t, "value"); val != "" {
+		v.problems(p+".value", val, labelValueProblems(val))
+	}
+	switch e := str(t, "effect"); e {
+	case "":
+		v.required(p+".effect", "")
+	case "NoExecute", "NoSchedule", "None":
+	default:
+		v.notSupported(p+".effect", e, "NoExecute", "NoSchedule", "None")
+	}
+}
+
+// driverName checks a DRA or CSI driver name: a subdomain of at most 63
+// characters, compared in lower case.
+func (v *validator) driverName(p, name string) {
+	if v.requiredWithin(p, name, 63) {
+		v.problems(p, name, validation.SubdomainProblems(strings.ToLower(name)))
+	}
+}
+
+// poolName checks a resource pool's name: subdomains joined by slashes,
+// at most 253 characters.
+func (v *validator) poolName(p, name string) {
+	if !v.requiredWithin(p, name, 253) {
+		return
+	}
+	for _, part := range strings.Split(name, "/") {
+		v.problems(p, part, validation.SubdomainProblems(part))
+	}
+}
+
+// requiredWithin reports an empty name as required and one over limit
+// bytes as too long; it returns whether the name is set.
+func (v *validator) requiredWithin(p, name string, limit int) bool {
+	if name == "" {
+		v.required(p, "")
+		return false
+	}
+	if len(name) > limit {
+		v.add(FieldError{Type: apistatus.CauseFieldValueTooLong, Field: p, Detail: "may not be more than " + strconv.Itoa(limit) + " bytes"})
+	}
+	return true
 }

@@ -121,6 +121,9 @@ const (
 	// NamePathSegment: anything that fits in a URL path segment (CRDs'
 	// custom resources and a few others).
 	NamePathSegment
+	// NameIPAddress: an IP address in canonical form (IPAddresses),
+	// checked by the kind's validator rather than with the metadata.
+	NameIPAddress
 )
 
 // GroupVersion returns "v1" for the core group and "group/version" otherwise.

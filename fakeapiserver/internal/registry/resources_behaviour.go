@@ -127,6 +127,7 @@ var behaviours = map[string]behaviour{
 	"discovery.k8s.io/endpointslices":                                {generation: true},
 	"networking.k8s.io/ingresses":                                    {generation: true},
 	"networking.k8s.io/ingressclasses":                               {generation: true},
+	"networking.k8s.io/ipaddresses":                                  {nameRule: NameIPAddress},
 	"networking.k8s.io/networkpolicies":                              {generation: true},
 	"policy/poddisruptionbudgets":                                    {generation: true, requireRV: true},
 	"scheduling.k8s.io/priorityclasses":                              {generation: true},

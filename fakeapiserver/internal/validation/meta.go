@@ -26,15 +26,10 @@ func nameProblems(name string, rule registry.NameRule) []string {
 	case registry.NameDNS1035:
 		errs = DNS1035LabelProblems(name)
 	case registry.NamePathSegment:
-		switch name {
-		case ".", "..":
-			errs = append(errs, fmt.Sprintf("may not be '%s'", name))
-		}
-		for _, bad := range []string{"/", "%"} {
-			if strings.Contains(name, bad) {
-				errs = append(errs, fmt.Sprintf("may not contain '%s'", bad))
-			}
-		}
+		errs = PathSegmentProblems(name)
+	case registry.NameIPAddress:
+		// The kind's validator checks it, with the object's other
+		// fields.
 	default:
 		errs = SubdomainProblems(name)
 	}

@@ -1,6 +1,9 @@
 package validation
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // The real server's formats for names, and its wording when a name does
 // not fit one.
@@ -66,6 +69,23 @@ func SubdomainProblems(s string) []string {
 	}
 	if !subdomainRE.MatchString(s) {
 		out = append(out, RegexMessage("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", subdomainFmt, "example.com"))
+	}
+	return out
+}
+
+// PathSegmentProblems returns what is wrong with s as a URL path segment
+// (the names of RBAC objects and custom resources, the kinds and names
+// an object reference holds), or nil.
+func PathSegmentProblems(s string) []string {
+	var out []string
+	switch s {
+	case ".", "..":
+		out = append(out, "may not be '"+s+"'")
+	}
+	for _, bad := range []string{"/", "%"} {
+		if strings.Contains(s, bad) {
+			out = append(out, "may not contain '"+bad+"'")
+		}
 	}
 	return out
 }

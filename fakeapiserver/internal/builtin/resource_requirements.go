@@ -1,0 +1,145 @@
+package builtin
+
+import (
+	"strings"
+
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+)
+
+// A container's resource requirements (also a RuntimeClass's overhead)
+// as the real validator checks them: each resource's name and quantity,
+// then each request against its limit.
+
+// standardContainerResources are the resources without a domain a
+// container may ask for (hugepages-<size> besides).
+var standardContainerResources = map[string]bool{"cpu": true, "memory": true, "ephemeral-storage": true}
+
+// standardResources are the other resource names without a domain the
+// real server knows (quota names).
+var standardResources = map[string]bool{
+	"requests.cpu": true, "requests.memory": true, "requests.ephemeral-storage": true, "requests.storage": true,
+	"limits.cpu": true, "limits.memory": true, "limits.ephemeral-storage": true,
+	"pods": true, "services": true, "replicationcontrollers": true, "resourcequotas": true, "secrets": true,
+	"persistentvolumeclaims": true, "configmaps": true, "services.nodeports": true, "services.loadbalancers": true,
+}
+
+func isHugePages(name string) bool { return strings.HasPrefix(name, "hugepages-") }
+
+// isNativeResource reports a resource name without a domain or in the
+// kubernetes.io domain.
+func isNativeResource(name string) bool {
+	return !strings.Contains(name, "/") || strings.Contains(name, "kubernetes.io/")
+}
+
+// isExtendedResource reports a resource name of a device plugin's kind:
+// outside kubernetes.io, and a qualified name once prefixed for a quota.
+func isExtendedResource(name string) bool {
+	if isNativeResource(name) || strings.HasPrefix(name, "requests.") {
+		return false
+	}
+	return len(qualifiedNameProblems("requests."+name)) == 0
+}
+
+// containerResourceName checks one resource name of a container's list.
+func (v *validator) containerResourceName(p, name string) {
+	if probs := qualifiedNameProblems(name); len(probs) > 0 {
+		v.problems(p, name, probs)
+	} else if !strings.Contains(name, "/") && !standardContainerResources[name] && !standardResources[name] && !isHugePages(name) {
+		v.invalid(p, name, "must be a standard resource type or fully qualified")
+	}
+	if !strings.Contains(name, "/") {
+		if !standardContainerResources[name] && !isHugePages(name) {
+			v.invalid(p, name, "must be a standard resource for containers")
+		}
+	} else if !isNativeResource(name) && !isExtendedResource(name) {
+		v.invalid(p, name, "doesn't follow extended resource name standard")
+	}
+}
+
+// resourceQuantity checks a quantity: not negative, whole for an
+// extended resource.
+func (v *validator) resourceQuantity(p, name string, q *jsonv.Value) {
+	val, ok := quantityValue(q)
+	if !ok {
+		return
+	}
+	if val.Sign() < 0 {
+		v.invalid(p, shownQuantity(q), "must be greater than or equal to 0")
+	}
+	if isExtendedResource(name) && !val.IsInt() {
+		v.invalid(p, shownQuantity(q), "must be an integer")
+	}
+}
+
+// shownQuantity is a quantity as the real server shows it in a message:
+// in canonical form.
+func shownQuantity(q *jsonv.Value) string {
+	if c, ok := canonicalQuantity(q.Str, false); ok {
+		return c
+	}
+	return q.Str
+}
+
+// resources checks a container's resource requirements: the names and
+// quantities of its limits and requests, and that a request stays within
+// its limit (equals it for a resource that cannot be overcommitted).
+func (v *validator) resources(path string, res *jsonv.Value) {
+	if res == nil {
+		return
+	}
+	reqs, lims := present(res, "requests"), present(res, "limits")
+	cpuOrMemory, huge := false, false
+	if lims != nil {
+		for i := range lims.Obj {
+			v.resourceEntry(path+".limits", &lims.Obj[i], &huge, &cpuOrMemory)
+		}
+	}
+	if reqs == nil {
+		v.hugePagesAlone(path, huge, cpuOrMemory)
+		return
+	}
+	for i := range reqs.Obj {
+		m := &reqs.Obj[i]
+		v.resourceEntry(path+".requests", m, &huge, &cpuOrMemory)
+		overcommit := isNativeResource(m.Key) && !isHugePages(m.Key)
+		var lim *jsonv.Value
+		if lims != nil {
+			lim = lims.Get(m.Key)
+		}
+		if lim == nil {
+			if !overcommit {
+				v.required(path+".limits", "Limit must be set for non overcommitable resources")
+			}
+			continue
+		}
+		rq, ok1 := quantityValue(&m.Value)
+		lq, ok2 := quantityValue(lim)
+		if !ok1 || !ok2 {
+			continue
+		}
+		switch {
+		case rq.Cmp(lq) != 0 && !overcommit:
+			v.invalid(path+".requests", shownQuantity(&m.Value), "must be equal to "+m.Key+" limit of "+shownQuantity(lim))
+		case rq.Cmp(lq) > 0:
+			v.invalid(path+".requests", shownQuantity(&m.Value), "must be less than or equal to "+m.Key+" limit of "+shownQuantity(lim))
+		}
+	}
+	v.hugePagesAlone(path, huge, cpuOrMemory)
+}
+
+// resourceEntry checks one entry of a list of limits or requests and
+// notes whether it asks for huge pages, cpu or memory.
+func (v *validator) resourceEntry(list string, m *jsonv.Member, huge, cpuOrMemory *bool) {
+	p := key(list, m.Key)
+	v.containerResourceName(p, m.Key)
+	v.resourceQuantity(p, m.Key, &m.Value)
+	*huge = *huge || isHugePages(m.Key)
+	*cpuOrMemory = *cpuOrMemory || m.Key == "cpu" || m.Key == "memory"
+}
+
+// hugePagesAlone reports huge pages asked for without cpu or memory.
+func (v *validator) hugePagesAlone(path string, huge, cpuOrMemory bool) {
+	if huge && !cpuOrMemory {
+		v.forbidden(path, "HugePages require cpu or memory")
+	}
+}
