@@ -102,3 +102,34 @@ func FuzzWatchFrame(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadField compares ReadField, whose fast path reads the common tags
+// and lengths itself, with the general reader it falls back to: the same
+// field, the same next index, and an error exactly when the general
+// reader fails.
+func FuzzReadField(f *testing.F) {
+	f.Add([]byte{0x0a, 0x01, 'x'}, 0)            // bytes, one-byte tag
+	f.Add([]byte{0x08, 0x96, 0x01, 0x00}, 0)     // varint of two bytes
+	f.Add([]byte{0x10, 0x05, 0x00, 0x00}, 0)     // varint of one byte
+	f.Add([]byte{0x92, 0x01, 0x02, 'a', 'b'}, 0) // bytes, two-byte tag (field 18)
+	f.Add([]byte{0x0a, 0x80, 0x01, 0x00}, 0)     // length past the end
+	f.Add([]byte{0x00, 0x01, 0x02, 0x03}, 0)     // field number 0
+	f.Add([]byte{0x0f, 0x01, 0x02, 0x03}, 1)     // wire type 7
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i > len(b) {
+			i = 0
+		}
+		got, gotNext, gotErr := ReadField(b, i)
+		want, wantNext, wantErr := readFieldSlow(b, i)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("ReadField(%x, %d) error %v, general reader %v", b, i, gotErr, wantErr)
+		}
+		if gotErr != nil {
+			return
+		}
+		if got.Num != want.Num || got.Wire != want.Wire || got.Varint != want.Varint ||
+			!bytes.Equal(got.Data, want.Data) || gotNext != wantNext {
+			t.Fatalf("ReadField(%x, %d) = %+v, %d; general reader %+v, %d", b, i, got, gotNext, want, wantNext)
+		}
+	})
+}

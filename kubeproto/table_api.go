@@ -99,6 +99,25 @@ func (m Message) Field(i int) FieldInfo {
 	}
 }
 
+// OmitsValue reports whether the JSON form of a message leaves field i out
+// when wf is the field's last value on the wire: a non-pointer scalar
+// tagged omitempty or omitzero at its zero value, or a Time at the zero
+// instant tagged omitzero. Servers write such fields in protobuf all the
+// same; a decoder into Go values that gives the field its zero value then
+// holds what decoding the JSON form would.
+func (m Message) OmitsValue(i int, wf WireField) bool {
+	f := &m.m.fields[i]
+	if !f.has(fOmitEmpty) && !f.has(fOmitZero) || f.has(fRepeated) || f.has(fMap) || f.has(fInline) || f.kind == kTypeMeta {
+		return false
+	}
+	last := wireField{num: wf.Num, wire: wf.Wire, u: wf.Varint, data: wf.Data}
+	if f.kind == kBytes && f.has(fOmitEmpty) && len(last.data) == 0 {
+		return true
+	}
+	var d decoder
+	return d.isZero(f, []record{{f: last}})
+}
+
 // FieldInfo is what the table says of one field.
 type FieldInfo struct {
 	// JSONName is the field's JSON member name; "" for an inline field
@@ -163,15 +182,31 @@ type WireField struct {
 // reading of its tag and length. Illegal tags and wire types and lengths
 // past the end of b are errors.
 func ReadField(b []byte, i int) (WireField, int, error) {
-	// The fast path: a one-byte tag (fields 1 to 15) of a length-delimited
-	// field whose length fits one or two bytes, what nearly every field
-	// of an object is.
-	if i+2 < len(b) && b[i] < 0x80 && b[i]&7 == wireBytes && b[i] >= 8 {
-		num, j := uint64(b[i]>>3), i+1
+	// The fast path: a tag of one or two bytes (fields 1 to 2047) of a
+	// length-delimited field whose length fits one or two bytes, or of a
+	// varint field, what nearly every field of an object is. Anything
+	// else, and anything near the end of b, takes the general path.
+	if i < 0 || i+2 >= len(b) {
+		return readFieldSlow(b, i)
+	}
+	t := b[i]
+	num, j := uint64(t>>3), i+1
+	if t >= 0x80 {
+		if b[j] >= 0x80 {
+			return readFieldSlow(b, i)
+		}
+		num = uint64(t&0x7f)>>3 | uint64(b[j])<<4
+		j++
+	}
+	if num == 0 || j >= len(b) {
+		return readFieldSlow(b, i)
+	}
+	switch t & 7 {
+	case wireBytes:
 		n := int(b[j])
 		j++
 		if n >= 0x80 {
-			if b[j] >= 0x80 {
+			if j >= len(b) || b[j] >= 0x80 {
 				return readFieldSlow(b, i)
 			}
 			n = n&0x7f | int(b[j])<<7
@@ -181,6 +216,16 @@ func ReadField(b []byte, i int) (WireField, int, error) {
 			return WireField{}, 0, errTruncated
 		}
 		return WireField{Num: num, Wire: wireBytes, Data: b[j : j+n : j+n]}, j + n, nil
+	case wireVarint:
+		var u uint64
+		for shift := uint(0); shift < 64 && j < len(b); shift += 7 {
+			c := b[j]
+			j++
+			u |= uint64(c&0x7f) << shift
+			if c < 0x80 {
+				return WireField{Num: num, Wire: wireVarint, Varint: u}, j, nil
+			}
+		}
 	}
 	return readFieldSlow(b, i)
 }

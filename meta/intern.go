@@ -2,8 +2,9 @@ package meta
 
 import (
 	"hash/maphash"
-	"sync"
+	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file shares the bytes of short strings that repeat across objects:
@@ -18,29 +19,48 @@ import (
 // a lookup from bytes allocates nothing when it hits. A collision only
 // costs sharing, never correctness: the string returned always equals the
 // one asked for.
+//
+// The table takes no lock, because every decoder on every goroutine looks
+// strings up in it, a dozen times per object. A slot is one atomic pointer
+// to an entry: a byte holding the string's length, then the string's bytes,
+// written once before the pointer is published and never changed. A
+// reader loads the pointer, compares the length and the bytes, and on a
+// hit returns a string over the entry's bytes; a writer that replaces the
+// slot at the same moment only makes that reader miss.
 
 // internMax bounds the strings worth interning: label values and short
-// annotation values repeat across objects, long ones rarely do.
+// annotation values repeat across objects, long ones rarely do. It must
+// fit the entry's length byte.
 const internMax = 64
 
-// The table has internShards shards of internSlots/internShards slots,
-// each shard behind its own mutex so that decoders on several goroutines
-// rarely wait for each other.
-const (
-	internSlots  = 1 << 16
-	internShards = 16
-)
-
-type internShard struct {
-	// mu guards slots.
-	mu    sync.Mutex
-	slots [internSlots / internShards]string
-}
+// internSlots is the number of slots in the table (a power of two).
+const internSlots = 1 << 16
 
 var (
-	internTable [internShards]internShard
+	internTable [internSlots]atomic.Pointer[byte]
 	internSeed  = maphash.MakeSeed()
 )
+
+// internLookup returns the string in the slot for b when it equals b, and
+// the slot.
+func internLookup(b []byte) (string, bool, *atomic.Pointer[byte]) {
+	slot := &internTable[maphash.Bytes(internSeed, b)&(internSlots-1)]
+	if e := slot.Load(); e != nil && int(*e) == len(b) {
+		if s := unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(e), 1)), len(b)); s == string(b) {
+			return s, true, slot
+		}
+	}
+	return "", false, slot
+}
+
+// internStore puts a copy of b into slot and returns the copy as a string.
+func internStore(slot *atomic.Pointer[byte], b []byte) string {
+	e := make([]byte, 1+len(b))
+	e[0] = byte(len(b))
+	copy(e[1:], b)
+	slot.Store(&e[0])
+	return unsafe.String(&e[1], len(b))
+}
 
 // intern returns a string equal to s whose bytes are shared with earlier
 // equal strings, when s is short.
@@ -48,16 +68,12 @@ func intern(s string) string {
 	if s == "" || len(s) > internMax {
 		return s
 	}
-	h := maphash.String(internSeed, s)
-	sh := &internTable[h%internShards]
-	i := (h / internShards) % uint64(len(sh.slots))
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if v := sh.slots[i]; v == s {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	v, ok, slot := internLookup(b)
+	if ok {
 		return v
 	}
-	sh.slots[i] = s
-	return s
+	return internStore(slot, b)
 }
 
 // internBytes returns string(b), sharing the bytes of an earlier equal
@@ -69,17 +85,11 @@ func internBytes(b []byte) string {
 	if len(b) > internMax {
 		return string(b)
 	}
-	h := maphash.Bytes(internSeed, b)
-	sh := &internTable[h%internShards]
-	i := (h / internShards) % uint64(len(sh.slots))
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if v := sh.slots[i]; v == string(b) {
+	v, ok, slot := internLookup(b)
+	if ok {
 		return v
 	}
-	s := string(b)
-	sh.slots[i] = s
-	return s
+	return internStore(slot, b)
 }
 
 // internedContent decodes the contents of a checked JSON string (between

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"unsafe"
 
 	"github.com/kubecache/kubecache/kubeproto"
 )
@@ -14,8 +15,12 @@ import (
 // straight into a user's Go type, each field of the type found by its JSON
 // name in the kubeproto table, so the result is what Decode gives for the
 // server's JSON of the same object. A plan is built once per (Go type,
-// message) by reflection: for each protobuf field number, the struct field
-// it lands in and the function that decodes it. A field the type does not
+// message) by reflection: for each protobuf field number, the offset of
+// the struct field it lands in and the function that decodes it. The walk
+// writes each value through a pointer at that offset (package unsafe)
+// rather than through reflect.Value, which costs a type check, a flag
+// check and a call per field read: the plan's types were checked once,
+// when it was built, so the walk does not check them again. A field the type does not
 // have is skipped without being materialised (a length-delimited one costs
 // the reading of its tag and length). Values the plan cannot decode itself
 // (an IntOrString, a Duration, a type with its own UnmarshalJSON) are
@@ -57,7 +62,7 @@ func decodeProtobuf[T Object](apiVersion, kind string, message []byte) (T, error
 	}
 	obj := New[T]()
 	if p := protoPlanFor(reflect.TypeFor[T]().Elem(), m); p != nil {
-		if err := p.decode(message, reflect.ValueOf(obj).Elem(), 0); err != nil {
+		if err := p.decode(message, reflect.ValueOf(obj).UnsafePointer(), 0); err != nil {
 			return zero, err
 		}
 		if tm := obj.GetTypeMeta(); p.typeMeta && kind != "" {
@@ -112,9 +117,14 @@ func protoDecodesItself(t reflect.Type) bool {
 
 var partialType = reflect.TypeFor[PartialObjectMetadata]()
 
-// protoDecoder decodes one value read off the wire into v, which is
-// settable.
-type protoDecoder func(v reflect.Value, wf kubeproto.WireField, depth int) error
+// protoDecoder decodes one value read off the wire into the Go value at p,
+// whose type is the one the decoder was built for.
+type protoDecoder func(p unsafe.Pointer, wf kubeproto.WireField, depth int) error
+
+// protoStringValue decodes one value read off the wire as a Go string: the
+// values of a map[string]string, decoded without a pointer to a
+// temporary.
+type protoStringValue func(wf kubeproto.WireField) (string, error)
 
 // protoPlan decodes one message into one struct type.
 type protoPlan struct {
@@ -129,8 +139,10 @@ type protoPlan struct {
 
 // protoField is where one protobuf field lands and how it is decoded.
 type protoField struct {
-	name  string
-	index []int
+	name string
+	// offset is where the field starts in the struct the plan decodes
+	// (the sum of the offsets along its index: no pointers on the way).
+	offset uintptr
 	// wire is the wire type of one value (of one element, of one map
 	// entry: WireBytes).
 	wire int
@@ -142,6 +154,15 @@ type protoField struct {
 	decode protoDecoder
 	inline *protoPlan
 	typ    reflect.Type
+	// str, for a map[string]string, decodes one entry's value.
+	str protoStringValue
+	// omits: the JSON form leaves the field out at some of its values
+	// (msg.OmitsValue of field msgIndex), and the Go type is one where
+	// being left out differs from holding the decoded zero (a pointer, an
+	// interface, a []byte...): such a value zeroes the field instead.
+	omits    bool
+	msg      kubeproto.Message
+	msgIndex int
 }
 
 // fieldShape is how a protobuf field is held in Go.
@@ -231,7 +252,7 @@ func (b *protoBuilder) plan(t reflect.Type, m kubeproto.Message) *protoPlan {
 			if c == nil {
 				continue // the type does not hold it: skipped on the wire
 			}
-			f, ok = b.field(c, m, i, fi)
+			f, ok = b.field(t, c, m, i, fi)
 			if !ok {
 				return nil
 			}
@@ -253,10 +274,10 @@ func (p *protoPlan) add(num int, f protoField) {
 // field builds the decoding of the struct field c from field i of m. ok is
 // false when the field's Go shape cannot hold the protobuf field's (a
 // repeated field into a struct, say); the whole type is then converted.
-func (b *protoBuilder) field(c *candidate, m kubeproto.Message, i int, fi kubeproto.FieldInfo) (protoField, bool) {
+func (b *protoBuilder) field(st reflect.Type, c *candidate, m kubeproto.Message, i int, fi kubeproto.FieldInfo) (protoField, bool) {
 	intern := !noIntern[c.parent][c.field.Name]
 	t := c.field.Type
-	f := protoField{name: c.name, index: c.index, typ: t}
+	f := protoField{name: c.name, offset: offsetOf(st, c.index), typ: t}
 	switch {
 	case fi.Map:
 		if t.Kind() != reflect.Map || t.Key().Kind() != reflect.String || decodesItself(t) || decodesItself(t.Key()) {
@@ -264,6 +285,9 @@ func (b *protoBuilder) field(c *candidate, m kubeproto.Message, i int, fi kubepr
 		}
 		f.kind, f.wire = shapeMap, kubeproto.WireBytes
 		f.decode = b.value(t.Elem(), m, i, fi, intern)
+		if t == stringMapType {
+			f.str = stringValueOf(fi.Kind, intern)
+		}
 	case fi.Repeated && fi.Kind != kubeproto.KindStrings:
 		if t.Kind() != reflect.Slice || t.Elem().Kind() == reflect.Uint8 || decodesItself(t) {
 			return f, false
@@ -273,8 +297,63 @@ func (b *protoBuilder) field(c *candidate, m kubeproto.Message, i int, fi kubepr
 	default:
 		f.kind, f.wire = shapeSingle, wireOf(fi.Kind)
 		f.decode = b.value(t, m, i, fi, intern)
+		f.omits, f.msg, f.msgIndex = omittable(fi) && !zeroIsWritten(t), m, i
 	}
 	return f, true
+}
+
+// omittable reports whether the JSON form may leave out a field of fi's
+// kind at some value (see kubeproto.Message.OmitsValue): a non-pointer
+// scalar or Time.
+func omittable(fi kubeproto.FieldInfo) bool {
+	switch fi.Kind {
+	case kubeproto.KindString, kubeproto.KindBytes, kubeproto.KindBool, kubeproto.KindInt32,
+		kubeproto.KindInt64, kubeproto.KindFloat64, kubeproto.KindTime, kubeproto.KindMicroTime:
+		return !fi.Pointer
+	}
+	return false
+}
+
+// zeroIsWritten reports whether decoding a zero value into a Go value of
+// type t leaves what not decoding it would: the zero of t, for strings,
+// booleans and integers (a float's zero may be negative, a pointer's
+// decoded zero points to one).
+func zeroIsWritten(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// offsetOf is the offset in struct t of the field at index, a path
+// through embedded structs (never through a pointer: structLayout refuses
+// those).
+func offsetOf(t reflect.Type, index []int) uintptr {
+	var off uintptr
+	for _, i := range index {
+		sf := t.Field(i)
+		off += sf.Offset
+		t = sf.Type
+	}
+	return off
+}
+
+// stringValueOf returns the decoder of a value of kind k as a Go string,
+// or nil for a kind that is not one.
+func stringValueOf(k kubeproto.ValueKind, intern bool) protoStringValue {
+	switch k {
+	case kubeproto.KindString:
+		if intern {
+			return func(wf kubeproto.WireField) (string, error) { return internProtoString(wf.Data), nil }
+		}
+		return func(wf kubeproto.WireField) (string, error) { return protoString(wf.Data), nil }
+	case kubeproto.KindQuantity:
+		return quantityString
+	}
+	return nil
 }
 
 // wireOf is the wire type values of kind k are written with.
@@ -310,11 +389,15 @@ func (b *protoBuilder) direct(t reflect.Type, fi kubeproto.FieldInfo, intern boo
 		if d == nil {
 			return nil
 		}
-		return func(v reflect.Value, wf kubeproto.WireField, depth int) error {
-			if v.IsNil() {
-				v.Set(reflect.New(elem))
+		if elem == timeType {
+			return decodeProtoTimePointer(d)
+		}
+		return func(p unsafe.Pointer, wf kubeproto.WireField, depth int) error {
+			pp := (*unsafe.Pointer)(p)
+			if *pp == nil {
+				*pp = reflect.New(elem).UnsafePointer()
 			}
-			return d(v.Elem(), wf, depth)
+			return d(*pp, wf, depth)
 		}
 	}
 	switch t {
@@ -368,10 +451,13 @@ func (b *protoBuilder) scalar(t reflect.Type, fi kubeproto.FieldInfo, intern boo
 			return decodeProtoBool
 		}
 	case kubeproto.KindInt32, kubeproto.KindInt64:
-		return intDecoder(k, fi.Kind == kubeproto.KindInt32)
+		return intDecoder(t, fi.Kind == kubeproto.KindInt32)
 	case kubeproto.KindFloat64:
-		if k == reflect.Float64 || k == reflect.Float32 {
-			return decodeProtoFloat
+		switch k {
+		case reflect.Float64:
+			return decodeProtoFloat64
+		case reflect.Float32:
+			return floatDecoder32(t)
 		}
 	case kubeproto.KindMessage:
 		if k == reflect.Struct {
@@ -383,8 +469,8 @@ func (b *protoBuilder) scalar(t reflect.Type, fi kubeproto.FieldInfo, intern boo
 	return nil
 }
 
-// decodeValue decodes a nested message into the struct v.
-func (p *protoPlan) decodeValue(v reflect.Value, wf kubeproto.WireField, depth int) error {
+// decodeValue decodes a nested message into the struct at v.
+func (p *protoPlan) decodeValue(v unsafe.Pointer, wf kubeproto.WireField, depth int) error {
 	return p.decode(wf.Data, v, depth+1)
 }
 
@@ -394,11 +480,12 @@ func viaJSON(t reflect.Type, m kubeproto.Message, i int, intern bool) protoDecod
 	var pb planBuilder
 	pb.building = map[reflect.Type]*structDecoder{}
 	jd := pb.valueType(t, intern)
-	return func(v reflect.Value, wf kubeproto.WireField, _ int) error {
+	return func(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
 		data, err := m.ValueJSON(i, wf)
 		if err != nil {
 			return err
 		}
+		v := reflect.NewAt(t, p).Elem()
 		s := scanner{data: data}
 		if err := jd(&s, v); err == nil {
 			return nil

@@ -203,27 +203,89 @@ func TestDecodeProtobufListMeta(t *testing.T) {
 	assert.Equal(t, ListMeta{ResourceVersion: "42", Continue: "abc", RemainingItemCount: &seven}, lm)
 }
 
-// FuzzDecodeProtobuf decodes arbitrary bytes as a pod message: never a
-// panic, and where kubeproto converts the bytes to JSON and Decode accepts
-// that, the same object.
+// FuzzDecodeProtobuf decodes arbitrary bytes as a pod message into
+// protoPod and narrowPod: never a panic, and where kubeproto converts the
+// bytes to JSON and Decode accepts that, the same object.
 func FuzzDecodeProtobuf(f *testing.F) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "pod.json"))
 	require.NoError(f, err)
 	f.Add(protoOf(f, raw))
 	f.Add([]byte{0x0a, 0x02, 0x0a, 0x00})
+	f.Add(protoOf(f, []byte(`{"spec":{"priority":0,"containers":[{"name":"c","ports":[{"containerPort":1,"hostPort":0}]}]}}`)))
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		got, err := DecodeProtobuf[*protoPod]("v1", "Pod", msg)
-		if _, err := PeekProtobuf(msg); err != nil {
-			return
-		}
-		js, jerr := kubeproto.DecodeMessage("v1", "Pod", msg, true)
-		if jerr != nil {
-			return
-		}
-		want, werr := Decode[*protoPod](js)
-		if werr != nil || err != nil {
-			return
-		}
-		assert.Equal(t, want, got)
+		fuzzProtobufAgainstJSON[*protoPod](t, msg)
+		fuzzProtobufAgainstJSON[*narrowPod](t, msg)
 	})
+}
+
+// fuzzProtobufAgainstJSON decodes msg as a pod into a T and, where its
+// JSON form decodes too, compares the two.
+func fuzzProtobufAgainstJSON[T Object](t *testing.T, msg []byte) {
+	got, err := DecodeProtobuf[T]("v1", "Pod", msg)
+	if _, err := PeekProtobuf(msg); err != nil {
+		return
+	}
+	js, jerr := kubeproto.DecodeMessage("v1", "Pod", msg, true)
+	if jerr != nil {
+		return
+	}
+	want, werr := Decode[T](js)
+	if werr != nil || err != nil {
+		return
+	}
+	assert.Equal(t, want, got)
+}
+
+// narrowPod holds a pod's integers in Go types narrower than their
+// protobuf fields, signed and unsigned, direct and behind pointers.
+type narrowPod struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata"`
+	Spec       struct {
+		Priority                      int8   `json:"priority"`
+		TerminationGracePeriodSeconds uint16 `json:"terminationGracePeriodSeconds"`
+		ActiveDeadlineSeconds         *uint8 `json:"activeDeadlineSeconds"`
+		Containers                    []struct {
+			Ports []struct {
+				ContainerPort int16 `json:"containerPort"`
+				HostPort      *uint `json:"hostPort"`
+			} `json:"ports"`
+		} `json:"containers"`
+	} `json:"spec"`
+}
+
+// TestDecodeProtobufIntegerWidths decodes integers that fit the narrow Go
+// types and integers that do not: the protobuf path gives Decode's value
+// where Decode succeeds, and an error where Decode refuses the value.
+func TestDecodeProtobufIntegerWidths(t *testing.T) {
+	for name, spec := range map[string]string{
+		"fit":              `{"priority":-128,"terminationGracePeriodSeconds":65535,"activeDeadlineSeconds":255,"containers":[{"name":"c","ports":[{"containerPort":32767,"hostPort":80}]}]}`,
+		"zero":             `{"priority":0,"terminationGracePeriodSeconds":0,"activeDeadlineSeconds":0,"containers":[{"name":"c","ports":[{"containerPort":0}]}]}`,
+		"int8 overflow":    `{"priority":128,"containers":[{"name":"c"}]}`,
+		"int8 underflow":   `{"priority":-129,"containers":[{"name":"c"}]}`,
+		"uint16 overflow":  `{"terminationGracePeriodSeconds":65536,"containers":[{"name":"c"}]}`,
+		"uint16 negative":  `{"terminationGracePeriodSeconds":-1,"containers":[{"name":"c"}]}`,
+		"*uint8 overflow":  `{"activeDeadlineSeconds":256,"containers":[{"name":"c"}]}`,
+		"int16 overflow":   `{"containers":[{"name":"c","ports":[{"containerPort":40000}]}]}`,
+		"*uint negative":   `{"containers":[{"name":"c","ports":[{"containerPort":1,"hostPort":-2}]}]}`,
+		"int64 to uint16":  `{"terminationGracePeriodSeconds":9223372036854775807,"containers":[{"name":"c"}]}`,
+		"*uint8 negative":  `{"activeDeadlineSeconds":-1,"containers":[{"name":"c"}]}`,
+		"int8 large int32": `{"priority":2147483647,"containers":[{"name":"c"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			js := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":` + spec + `}`)
+			msg, err := kubeproto.EncodeMessage("v1", "Pod", js)
+			require.NoError(t, err)
+			back, err := kubeproto.DecodeMessage("v1", "Pod", msg, true)
+			require.NoError(t, err)
+			want, werr := Decode[*narrowPod](back)
+			got, err := DecodeProtobuf[*narrowPod]("v1", "Pod", msg)
+			if werr != nil {
+				assert.Error(t, err, "Decode refuses it: %v", werr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
 }

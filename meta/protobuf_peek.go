@@ -3,6 +3,7 @@ package meta
 import (
 	"fmt"
 	"reflect"
+	"unsafe"
 
 	"github.com/kubecache/kubecache/kubeproto"
 )
@@ -74,7 +75,7 @@ func DecodeProtobufListMeta(data []byte) (ListMeta, error) {
 	if p == nil {
 		return lm, fmt.Errorf("decode ListMeta from protobuf: no plan")
 	}
-	if err := p.decode(data, reflect.ValueOf(&lm).Elem(), 0); err != nil {
+	if err := p.decode(data, unsafe.Pointer(&lm), 0); err != nil {
 		return ListMeta{}, fmt.Errorf("decode ListMeta from protobuf: %w", err)
 	}
 	return lm, nil

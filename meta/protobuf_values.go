@@ -1,24 +1,29 @@
 package meta
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"math"
 	"reflect"
-	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/kubecache/kubecache/kubeproto"
 )
 
 // This file holds the protobuf decoder's walk over one message and its
-// leaf decoders (protobuf_decode.go builds the plans that call them).
+// leaf decoders (protobuf_decode.go builds the plans that call them). Each
+// decoder writes through a pointer to a value of the Go type it was built
+// for; reflect is used only to allocate (slices, maps, pointers) and for
+// the values converted through JSON.
 
-// decode decodes the message data into the struct v. Fields are applied
+// decode decodes the message data into the struct at v. Fields are applied
 // in wire order; a field given twice takes the last value (a message: the
 // merge of both), as protobuf defines.
-func (p *protoPlan) decode(data []byte, v reflect.Value, depth int) error {
+func (p *protoPlan) decode(data []byte, v unsafe.Pointer, depth int) error {
 	if depth > maxProtoDepth {
 		return errProtoDepth
 	}
@@ -44,15 +49,19 @@ func (p *protoPlan) decode(data []byte, v reflect.Value, depth int) error {
 			if wf.Wire != f.wire {
 				return wrongWire(f, wf)
 			}
-			if err := f.decode(fieldByIndex(v, f.index), wf, depth); err != nil {
+			if f.omits && f.msg.OmitsValue(f.msgIndex, wf) {
+				reflect.NewAt(f.typ, unsafe.Add(v, f.offset)).Elem().SetZero()
+				break
+			}
+			if err := f.decode(unsafe.Add(v, f.offset), wf, depth); err != nil {
 				return fmt.Errorf("%s: %w", f.name, err)
 			}
 		case shapeSlice:
-			if next, err = f.decodeRun(data, i, fieldByIndex(v, f.index), wf, depth); err != nil {
+			if next, err = f.decodeRun(data, i, unsafe.Add(v, f.offset), wf, depth); err != nil {
 				return fmt.Errorf("%s: %w", f.name, err)
 			}
 		case shapeMap:
-			if next, err = f.decodeMapRun(data, i, fieldByIndex(v, f.index), wf, depth); err != nil {
+			if next, err = f.decodeMapRun(data, i, unsafe.Add(v, f.offset), wf, depth); err != nil {
 				return fmt.Errorf("%s: %w", f.name, err)
 			}
 		}
@@ -87,9 +96,10 @@ func runLength(data []byte, i int, num uint64) (n, end int, err error) {
 
 // decodeRun decodes the run of elements of a repeated field that starts
 // at data[i:] (first is its first element) and appends them to the slice
-// v. A packed run of scalars (one length-delimited field) is decoded
+// at p. A packed run of scalars (one length-delimited field) is decoded
 // element by element.
-func (f *protoField) decodeRun(data []byte, i int, v reflect.Value, first kubeproto.WireField, depth int) (int, error) {
+func (f *protoField) decodeRun(data []byte, i int, p unsafe.Pointer, first kubeproto.WireField, depth int) (int, error) {
+	v := reflect.NewAt(f.typ, p).Elem()
 	if first.Wire == kubeproto.WireBytes && f.wire != kubeproto.WireBytes {
 		_, next, _ := kubeproto.ReadField(data, i)
 		return next, f.decodePacked(v, first, depth)
@@ -99,15 +109,18 @@ func (f *protoField) decodeRun(data []byte, i int, v reflect.Value, first kubepr
 		return 0, err
 	}
 	old := v.Len()
-	out := reflect.MakeSlice(v.Type(), old+n, old+n)
-	reflect.Copy(out, v)
+	out := reflect.MakeSlice(f.typ, old+n, old+n)
+	if old > 0 {
+		reflect.Copy(out, v)
+	}
+	base, size := out.UnsafePointer(), f.typ.Elem().Size()
 	for k := old; k < old+n; k++ {
 		wf, next, _ := kubeproto.ReadField(data, i)
 		i = next
 		if wf.Wire != f.wire {
 			return 0, wrongWire(f, wf)
 		}
-		if err := f.decode(out.Index(k), wf, depth); err != nil {
+		if err := f.decode(unsafe.Add(base, uintptr(k)*size), wf, depth); err != nil {
 			return 0, err
 		}
 	}
@@ -136,31 +149,37 @@ func (f *protoField) decodePacked(v reflect.Value, packed kubeproto.WireField, d
 			}
 			i += 8
 		}
-		elem := reflect.New(v.Type().Elem()).Elem()
-		if err := f.decode(elem, wf, depth); err != nil {
+		elem := reflect.New(v.Type().Elem())
+		if err := f.decode(elem.UnsafePointer(), wf, depth); err != nil {
 			return err
 		}
-		v.Set(reflect.Append(v, elem))
+		v.Set(reflect.Append(v, elem.Elem()))
 	}
 	return nil
 }
 
 // decodeMapRun decodes the run of map entries {key=1, value=2} that starts
-// at data[i:] into the map v, made with room for all of them. Keys are
+// at data[i:] into the map at p, made with room for all of them. Keys are
 // interned; a repeated key keeps the last value.
-func (f *protoField) decodeMapRun(data []byte, i int, v reflect.Value, first kubeproto.WireField, depth int) (int, error) {
+func (f *protoField) decodeMapRun(data []byte, i int, p unsafe.Pointer, first kubeproto.WireField, depth int) (int, error) {
 	n, end, err := runLength(data, i, first.Num)
 	if err != nil {
 		return 0, err
 	}
+	if f.str != nil {
+		m := (*map[string]string)(p)
+		if *m == nil {
+			*m = make(map[string]string, n)
+		}
+		return end, f.decodeStringMap(data, i, n, *m)
+	}
+	v := reflect.NewAt(f.typ, p).Elem()
 	if v.IsNil() {
-		v.Set(reflect.MakeMapWithSize(v.Type(), n))
+		v.Set(reflect.MakeMapWithSize(f.typ, n))
 	}
-	kt, et := v.Type().Key(), v.Type().Elem()
-	if sm, ok := v.Interface().(map[string]string); ok && f.decode != nil && et.Kind() == reflect.String {
-		return end, f.decodeStringMap(data, i, n, sm, depth)
-	}
-	elem := reflect.New(et).Elem()
+	kt, et := f.typ.Key(), f.typ.Elem()
+	ep := reflect.New(et)
+	elem := ep.Elem()
 	for range n {
 		wf, next, _ := kubeproto.ReadField(data, i)
 		i = next
@@ -176,7 +195,7 @@ func (f *protoField) decodeMapRun(data []byte, i int, v reflect.Value, first kub
 			if val.Wire != f.wire {
 				return 0, wrongWire(f, val)
 			}
-			if err := f.decode(elem, val, depth); err != nil {
+			if err := f.decode(ep.UnsafePointer(), val, depth); err != nil {
 				return 0, err
 			}
 		}
@@ -191,9 +210,7 @@ func (f *protoField) decodeMapRun(data []byte, i int, v reflect.Value, first kub
 
 // decodeStringMap is decodeMapRun for a map[string]string, without a
 // reflect.Value per entry.
-func (f *protoField) decodeStringMap(data []byte, i, n int, m map[string]string, depth int) error {
-	var elem string
-	ev := reflect.ValueOf(&elem).Elem()
+func (f *protoField) decodeStringMap(data []byte, i, n int, m map[string]string) error {
 	for range n {
 		wf, next, _ := kubeproto.ReadField(data, i)
 		i = next
@@ -204,12 +221,12 @@ func (f *protoField) decodeStringMap(data []byte, i, n int, m map[string]string,
 		if err != nil {
 			return err
 		}
-		elem = ""
+		var elem string
 		if hasVal {
 			if val.Wire != f.wire {
 				return wrongWire(f, val)
 			}
-			if err := f.decode(ev, val, depth); err != nil {
+			if elem, err = f.str(val); err != nil {
 				return err
 			}
 		}
@@ -263,67 +280,99 @@ func internProtoString(b []byte) string {
 	return intern(protoString(b))
 }
 
-func decodeProtoString(v reflect.Value, wf kubeproto.WireField, _ int) error {
-	v.SetString(protoString(wf.Data))
+// The leaf decoders below write a value of the kind their name says at p;
+// the plan only builds them for a field of that kind (a string decoder for
+// a field whose kind is reflect.String, and so on).
+
+func decodeProtoString(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
+	*(*string)(p) = protoString(wf.Data)
 	return nil
 }
 
-func decodeProtoInternedString(v reflect.Value, wf kubeproto.WireField, _ int) error {
-	v.SetString(internProtoString(wf.Data))
+func decodeProtoInternedString(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
+	*(*string)(p) = internProtoString(wf.Data)
 	return nil
 }
 
-func decodeProtoBytes(v reflect.Value, wf kubeproto.WireField, _ int) error {
+func decodeProtoBytes(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
 	b := make([]byte, len(wf.Data))
 	copy(b, wf.Data)
-	v.SetBytes(b)
+	*(*[]byte)(p) = b
 	return nil
 }
 
-func decodeProtoBool(v reflect.Value, wf kubeproto.WireField, _ int) error {
-	v.SetBool(wf.Varint != 0)
+func decodeProtoBool(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
+	*(*bool)(p) = wf.Varint != 0
 	return nil
 }
 
-func decodeProtoFloat(v reflect.Value, wf kubeproto.WireField, _ int) error {
-	f := math.Float64frombits(wf.Varint)
-	if v.OverflowFloat(f) {
-		return fmt.Errorf("protobuf: %v overflows %v", f, v.Type())
+func decodeProtoFloat64(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
+	*(*float64)(p) = math.Float64frombits(wf.Varint)
+	return nil
+}
+
+// floatDecoder32 returns the decoder of a double into a float32 type t,
+// refusing a value t cannot hold as reflect.Value.OverflowFloat does.
+func floatDecoder32(t reflect.Type) protoDecoder {
+	return func(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
+		f := math.Float64frombits(wf.Varint)
+		if a := math.Abs(f); math.MaxFloat32 < a && a <= math.MaxFloat64 {
+			return fmt.Errorf("protobuf: %v overflows %v", f, t)
+		}
+		*(*float32)(p) = float32(f)
+		return nil
 	}
-	v.SetFloat(f)
-	return nil
 }
 
 // intDecoder returns the decoder of an int32 (sign-extended varint) or
-// int64 into a Go integer of kind k, or nil for a kind that is not one.
-func intDecoder(k reflect.Kind, int32Field bool) protoDecoder {
+// int64 into the Go integer type t, or nil for a type that is not one. A
+// value t cannot hold is an error, as reflect.Value.OverflowInt and
+// OverflowUint define it.
+func intDecoder(t reflect.Type, int32Field bool) protoDecoder {
 	value := func(u uint64) int64 {
 		if int32Field {
 			return int64(int32(u))
 		}
 		return int64(u)
 	}
-	switch k {
+	size := t.Size()
+	shift := 64 - 8*size
+	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(v reflect.Value, wf kubeproto.WireField, _ int) error {
+		return func(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
 			n := value(wf.Varint)
-			if v.OverflowInt(n) {
-				return fmt.Errorf("protobuf: %d overflows %v", n, v.Type())
+			if n<<shift>>shift != n {
+				return fmt.Errorf("protobuf: %d overflows %v", n, t)
 			}
-			v.SetInt(n)
+			storeInt(p, size, uint64(n))
 			return nil
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return func(v reflect.Value, wf kubeproto.WireField, _ int) error {
+		return func(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
 			n := value(wf.Varint)
-			if n < 0 || v.OverflowUint(uint64(n)) {
-				return fmt.Errorf("protobuf: %d overflows %v", n, v.Type())
+			if u := uint64(n); n < 0 || u<<shift>>shift != u {
+				return fmt.Errorf("protobuf: %d overflows %v", n, t)
 			}
-			v.SetUint(uint64(n))
+			storeInt(p, size, uint64(n))
 			return nil
 		}
 	}
 	return nil
+}
+
+// storeInt writes the low size bytes of n as the integer of that size at
+// p (signed and unsigned integers share their bits).
+func storeInt(p unsafe.Pointer, size uintptr, n uint64) {
+	switch size {
+	case 1:
+		*(*uint8)(p) = uint8(n)
+	case 2:
+		*(*uint16)(p) = uint16(n)
+	case 4:
+		*(*uint32)(p) = uint32(n)
+	default:
+		*(*uint64)(p) = n
+	}
 }
 
 // zeroTimeSeconds is the Unix time of Go's zero time.Time, which servers
@@ -360,22 +409,42 @@ func timestamp(data []byte) (sec int64, nanos int32, err error) {
 // to 9999), as JSON would.
 const maxTimeSeconds = 253402300799
 
-func decodeProtoTime(v reflect.Value, wf kubeproto.WireField, _ int) error {
-	return setTime(v, wf.Data, time.Second)
+func decodeProtoTime(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
+	return setTime((*Time)(p), wf.Data, time.Second)
 }
 
-func decodeProtoMicroTime(v reflect.Value, wf kubeproto.WireField, _ int) error {
-	return setTime(v, wf.Data, time.Microsecond)
+func decodeProtoMicroTime(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
+	return setTime((*Time)(p), wf.Data, time.Microsecond)
 }
 
-// setTime sets the Time v from a Timestamp, truncated to the precision
-// its JSON form keeps.
-func setTime(v reflect.Value, data []byte, precision time.Duration) error {
+// decodeProtoTimePointer returns the decoder of a *Time from the Time
+// decoder d: the zero instant, which the JSON form writes as null, leaves
+// the pointer nil.
+func decodeProtoTimePointer(d protoDecoder) protoDecoder {
+	return func(p unsafe.Pointer, wf kubeproto.WireField, depth int) error {
+		pt := (**Time)(p)
+		t := *pt
+		if t == nil {
+			t = new(Time)
+		}
+		if err := d(unsafe.Pointer(t), wf, depth); err != nil {
+			return err
+		}
+		if t.IsZero() {
+			t = nil
+		}
+		*pt = t
+		return nil
+	}
+}
+
+// setTime sets t from a Timestamp, truncated to the precision its JSON
+// form keeps.
+func setTime(t *Time, data []byte, precision time.Duration) error {
 	sec, nanos, err := timestamp(data)
 	if err != nil {
 		return err
 	}
-	t := v.Addr().Interface().(*Time)
 	if sec == zeroTimeSeconds && (precision == time.Second || nanos == 0) {
 		t.Time = time.Time{}
 		return nil
@@ -409,7 +478,7 @@ func rawOf(data []byte) (raw []byte, present bool, err error) {
 	return raw, present, nil
 }
 
-func decodeProtoFieldsV1(v reflect.Value, wf kubeproto.WireField, _ int) error {
+func decodeProtoFieldsV1(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
 	raw, present, err := rawOf(wf.Data)
 	if err != nil || !present || len(raw) == 0 {
 		return err
@@ -418,52 +487,44 @@ func decodeProtoFieldsV1(v reflect.Value, wf kubeproto.WireField, _ int) error {
 	if err != nil {
 		return err
 	}
-	v.Set(reflect.ValueOf(f))
+	*(*FieldsV1)(p) = f
 	return nil
 }
 
 // fieldsV1Cache remembers the FieldsV1 of recently decoded sets by the
 // hash of their bytes: the pods of one controller own the same sets, and a
 // hit costs a hash and a comparison instead of checking and compacting the
-// set's JSON again. Direct-mapped, one lock per shard.
-var fieldsV1Cache [16]struct {
-	mu    sync.Mutex
-	slots [256]FieldsV1
-}
+// set's JSON again. Direct-mapped and lock-free, as the intern table: a
+// slot points to a FieldsV1 that never changes once published.
+var fieldsV1Cache [4096]atomic.Pointer[FieldsV1]
 
 // fieldsV1Of returns NewFieldsV1(raw), from fieldsV1Cache when it holds
 // the same bytes.
 func fieldsV1Of(raw []byte) (FieldsV1, error) {
-	h := maphash.Bytes(internSeed, raw)
-	sh := &fieldsV1Cache[h%16]
-	i := (h / 16) % uint64(len(sh.slots))
-	sh.mu.Lock()
-	f := sh.slots[i]
-	sh.mu.Unlock()
-	if !f.IsZero() && f.text.Value() == string(raw) {
-		return f, nil
+	slot := &fieldsV1Cache[maphash.Bytes(internSeed, raw)%uint64(len(fieldsV1Cache))]
+	if f := slot.Load(); f != nil && f.text.Value() == string(raw) {
+		return *f, nil
 	}
 	f, err := NewFieldsV1(raw)
 	if err != nil || f.IsZero() {
 		return f, err
 	}
 	if f.text.Value() == string(raw) { // compact already: the key matches
-		sh.mu.Lock()
-		sh.slots[i] = f
-		sh.mu.Unlock()
+		slot.Store(&FieldsV1{text: f.text})
 	}
 	return f, nil
 }
 
 // decodeProtoRaw sets a json.RawMessage to the raw JSON, or null when
 // there is none, as the JSON form writes it.
-func decodeProtoRaw(v reflect.Value, wf kubeproto.WireField, _ int) error {
+func decodeProtoRaw(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
 	raw, present, err := rawOf(wf.Data)
 	if err != nil {
 		return err
 	}
+	v := (*json.RawMessage)(p)
 	if !present || len(raw) == 0 {
-		v.SetBytes([]byte("null"))
+		*v = []byte("null")
 		return nil
 	}
 	s := scanner{data: raw}
@@ -473,21 +534,30 @@ func decodeProtoRaw(v reflect.Value, wf kubeproto.WireField, _ int) error {
 	if err := s.end(); err != nil {
 		return err
 	}
-	v.SetBytes(appendCompact(make([]byte, 0, len(raw)), raw))
+	*v = appendCompact(make([]byte, 0, len(raw)), raw)
 	return nil
 }
 
-// decodeProtoQuantity sets a string to a Quantity's string (field 1),
-// which servers write in its canonical form; an absent one is "0".
-func decodeProtoQuantity(v reflect.Value, wf kubeproto.WireField, _ int) error {
-	s, present, err := rawOf(wf.Data)
+// decodeProtoQuantity sets a string to a Quantity's string (see
+// quantityString).
+func decodeProtoQuantity(p unsafe.Pointer, wf kubeproto.WireField, _ int) error {
+	s, err := quantityString(wf)
 	if err != nil {
 		return err
 	}
-	if !present {
-		v.SetString("0")
-		return nil
-	}
-	v.SetString(internProtoString(s))
+	*(*string)(p) = s
 	return nil
+}
+
+// quantityString reads a Quantity's string (field 1), which servers write
+// in its canonical form; an absent one is "0".
+func quantityString(wf kubeproto.WireField) (string, error) {
+	s, present, err := rawOf(wf.Data)
+	if err != nil {
+		return "", err
+	}
+	if !present {
+		return "0", nil
+	}
+	return internProtoString(s), nil
 }

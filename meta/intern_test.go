@@ -1,0 +1,84 @@
+package meta
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sameBytes reports whether a and b share their bytes.
+func sameBytes(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+
+// TestInternShares checks that equal short strings share their bytes,
+// from bytes and from strings, and that long ones are left alone.
+func TestInternShares(t *testing.T) {
+	a := internBytes([]byte("app.kubernetes.io/name"))
+	b := internBytes([]byte("app.kubernetes.io/name"))
+	c := intern(strings.Clone("app.kubernetes.io/name"))
+	assert.Equal(t, "app.kubernetes.io/name", a)
+	assert.True(t, sameBytes(a, b), "internBytes twice")
+	assert.True(t, sameBytes(a, c), "intern after internBytes")
+	assert.Empty(t, internBytes(nil))
+	assert.Empty(t, intern(""))
+
+	long := strings.Repeat("x", internMax+1)
+	assert.False(t, sameBytes(internBytes([]byte(long)), internBytes([]byte(long))), "a string over internMax is not shared")
+	edge := strings.Repeat("y", internMax)
+	assert.True(t, sameBytes(internBytes([]byte(edge)), internBytes([]byte(edge))), "a string of internMax bytes is shared")
+}
+
+// collidingStrings returns two different short strings that hash to the
+// same slot of the table.
+func collidingStrings(t *testing.T) (string, string) {
+	t.Helper()
+	seen := map[uint64]string{}
+	for i := range 1 << 20 {
+		s := fmt.Sprintf("value-%d", i)
+		slot := maphash.String(internSeed, s) & (internSlots - 1)
+		if prev, ok := seen[slot]; ok {
+			return prev, s
+		}
+		seen[slot] = s
+	}
+	t.Fatal("no two strings share a slot")
+	return "", ""
+}
+
+// TestInternConcurrentCollisions looks up two strings that share a slot,
+// and strings of the same length that differ, from several goroutines at
+// once: every lookup returns a string equal to the one asked for (the race
+// detector checks the slot's publication).
+func TestInternConcurrentCollisions(t *testing.T) {
+	a, b := collidingStrings(t)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				want := a
+				if (i+g)%2 == 0 {
+					want = b
+				}
+				if got := internBytes([]byte(want)); got != want {
+					errs <- fmt.Sprintf("internBytes(%q) = %q", want, got)
+					return
+				}
+				if got := intern(strings.Clone(want)); got != want {
+					errs <- fmt.Sprintf("intern(%q) = %q", want, got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		require.Fail(t, e)
+	}
+}
