@@ -186,6 +186,13 @@ func (c *compiler) rule(r structural.Rule, s *structural.Schema, t *types.Type, 
 		if cr.message, err = env.Program(mast, cel.CostLimit(perCallLimit), cel.EvalOptions(cel.OptTrackCost)); err != nil {
 			return fail("messageExpression", "messageExpression compilation failed: "+err.Error())
 		}
+		// A message is estimated once, not times the node's cardinality.
+		if est, err := env.EstimateCost(mast, sizes{self: s}, celchecker.PresenceTestHasCost(false)); err == nil {
+			if est.Max > estimatedCostLimit {
+				c.errs = append(c.errs, apistatus.FieldForbidden(path+".messageExpression", costMessage("estimated messageExpression cost", est.Max, estimatedCostLimit)))
+			}
+			c.observe(path+".messageExpression", est.Max)
+		}
 	}
 	return cr, true
 }

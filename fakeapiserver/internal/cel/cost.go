@@ -101,8 +101,16 @@ type sizes struct{ self *structural.Schema }
 
 // EstimateSize implements celchecker.CostEstimator.
 func (z sizes) EstimateSize(element celchecker.AstNode) *celchecker.SizeEstimate {
-	path := element.Path()
-	if len(path) == 0 || (path[0] != "self" && path[0] != "oldSelf") {
+	return z.estimatePath(element.Path())
+}
+
+// estimatePath is the size the schema allows at a path from self or
+// oldSelf ("self", "spec", "@items"), nil when there is no path. As the
+// real estimator, it takes the path's first step to be self whatever it
+// names: an index into a list that is no path of self (["@items"]) is
+// given the size of self.
+func (z sizes) estimatePath(path []string) *celchecker.SizeEstimate {
+	if len(path) == 0 {
 		return nil
 	}
 	s := z.self
@@ -129,41 +137,6 @@ func (z sizes) EstimateSize(element celchecker.AstNode) *celchecker.SizeEstimate
 		return nil
 	}
 	return &celchecker.SizeEstimate{Min: 0, Max: uint64(maxSize(s))}
-}
-
-// netOverloads are the network library's functions; their cost is a
-// walk over the string they read, their string results no longer than
-// it (an address or a prefix at most 45 bytes).
-var netOverloads = map[string]bool{
-	"string_to_ip": true, "cidr_ip": true, "ip_is_canonical": true, "is_ip": true, "ip_family": true,
-	"ip_is_unspecified": true, "ip_is_loopback": true, "ip_is_link_local_multicast": true, "ip_is_link_local_unicast": true,
-	"ip_is_global_unicast": true, "string_to_cidr": true, "is_cidr": true, "cidr_contains_ip_string": true,
-	"cidr_contains_ip_ip": true, "cidr_contains_cidr_string": true, "cidr_contains_cidr": true, "cidr_prefix_length": true,
-	"cidr_masked": true, "ip_to_string": true, "cidr_to_string": true, "string_to_url": true, "is_url_string": true,
-	"url_get_scheme": true, "url_get_host": true, "url_get_hostname": true, "url_get_port": true,
-	"url_get_escaped_path": true, "url_get_query": true,
-}
-
-// EstimateCallCost implements celchecker.CostEstimator: cel-go's own
-// estimates, and the network library's.
-func (z sizes) EstimateCallCost(function, overloadID string, target *celchecker.AstNode, args []celchecker.AstNode) *celchecker.CallEstimate {
-	if !netOverloads[overloadID] {
-		return nil
-	}
-	var size uint64 = 45
-	nodes := args
-	if target != nil {
-		nodes = append([]celchecker.AstNode{*target}, args...)
-	}
-	for _, n := range nodes {
-		if e := n.ComputedSize(); e != nil {
-			size = max(size, e.Max)
-		} else if e := z.EstimateSize(n); e != nil {
-			size = max(size, e.Max)
-		}
-	}
-	cost := 1 + uint64(math.Ceil(float64(size)*0.1))
-	return &celchecker.CallEstimate{CostEstimate: celchecker.CostEstimate{Min: 1, Max: cost}, ResultSize: &celchecker.SizeEstimate{Min: 0, Max: size}}
 }
 
 // multiply is a*b, saturating.

@@ -14,9 +14,14 @@
 //     value without a schema (admission policies use both).
 //   - compile.go: Compile, every rule of a schema compiled, and the
 //     errors a CRD write gets for rules that do not compile.
-//   - cost.go: the estimated cost of a rule at CRD write (the sizes the
-//     schema allows, the real limits and wording).
+//   - cost.go: the estimated cost of a rule or a messageExpression at
+//     CRD write (the sizes the schema allows, the real limits and
+//     wording).
+//   - cost_calls.go: the estimated cost of calls the real server prices
+//     itself (the Kubernetes libraries, string and list functions).
 //   - library_net.go: the Kubernetes ip, cidr and url libraries.
+//   - library_quantity.go, library_semver.go, library_format.go: the
+//     Kubernetes quantity, semver and format libraries.
 //   - check.go: Rules.Check, the rules run against an object (and the
 //     stored one on update).
 //   - library.go: the Kubernetes CEL functions rules commonly call

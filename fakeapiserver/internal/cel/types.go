@@ -205,6 +205,9 @@ func Libraries() []cel.EnvOption {
 		ext.Lists(ext.ListsVersion(3)),
 		kubernetesLibrary(),
 		cel.Lib(library{opts: netLibraries()}),
+		cel.Lib(library{opts: quantityLibrary()}),
+		cel.Lib(library{opts: semverLibrary()}),
+		cel.Lib(library{opts: formatLibrary()}),
 	}
 }
 

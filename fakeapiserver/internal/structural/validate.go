@@ -109,7 +109,7 @@ func (v *validator) str(str string, s *Schema, path string) {
 	case s.Pattern != nil && !s.Pattern.MatchString(str):
 		v.add(apistatus.FieldInvalid(path, str, fmt.Sprintf("%s in body should match '%s'", path, s.Pattern.String())))
 	}
-	if s.Format != "" && !formatOK(s.Format, str) {
+	if s.Format != "" && !FormatOK(s.Format, str) {
 		v.add(apistatus.FieldError{Type: apistatus.CauseFieldValueTypeInvalid, Field: path, Value: strconv.Quote(str), Detail: fmt.Sprintf("%s in body must be of type %s: %q", path, s.Format, str)})
 	}
 }

@@ -12,12 +12,14 @@ const (
 	labelFmt        = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 	subdomainFmt    = labelFmt + "(\\." + labelFmt + ")*"
 	dns1035LabelFmt = "[a-z]([-a-z0-9]*[a-z0-9])?"
+	qnameFmt        = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 )
 
 var (
 	labelRE        = regexp.MustCompile("^" + labelFmt + "$")
 	subdomainRE    = regexp.MustCompile("^" + subdomainFmt + "$")
 	dns1035LabelRE = regexp.MustCompile("^" + dns1035LabelFmt + "$")
+	qnameRE        = regexp.MustCompile("^" + qnameFmt + "$")
 )
 
 // RegexMessage words a value that does not match the regular expression
@@ -86,6 +88,50 @@ func PathSegmentProblems(s string) []string {
 		if strings.Contains(s, bad) {
 			out = append(out, "may not contain '"+bad+"'")
 		}
+	}
+	return out
+}
+
+// QualifiedNameProblems returns what is wrong with s as a qualified name
+// (a label or annotation key): an optional DNS subdomain prefix, a slash,
+// and a name part; nil when it is one.
+func QualifiedNameProblems(s string) []string {
+	var out []string
+	name := s
+	if prefix, rest, ok := strings.Cut(s, "/"); ok {
+		if prefix == "" {
+			out = append(out, "prefix part must be non-empty")
+		} else {
+			for _, p := range SubdomainProblems(prefix) {
+				out = append(out, "prefix part "+p)
+			}
+		}
+		name = rest
+		if strings.Contains(rest, "/") {
+			return append(out, RegexMessage("a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qnameFmt, "MyName", "my.name", "123-abc")+" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
+		}
+	}
+	switch {
+	case name == "":
+		out = append(out, "name part must be non-empty")
+	case len(name) > 63:
+		out = append(out, "name part must be no more than 63 characters")
+	}
+	if !qnameRE.MatchString(name) {
+		out = append(out, RegexMessage("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qnameFmt, "MyName", "my.name", "123-abc"))
+	}
+	return out
+}
+
+// LabelValueProblems returns what is wrong with s as a label value, or
+// nil.
+func LabelValueProblems(s string) []string {
+	var out []string
+	if len(s) > 63 {
+		out = append(out, "must be no more than 63 characters")
+	}
+	if s != "" && !qnameRE.MatchString(s) {
+		out = append(out, RegexMessage("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", "("+qnameFmt+")?", "MyValue", "my_value", "12345"))
 	}
 	return out
 }

@@ -1,6 +1,10 @@
 package validation
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -88,4 +92,58 @@ func quantitySuffixKnown(suffix string) bool {
 		return err == nil
 	}
 	return false
+}
+
+// maxQuantityExponent bounds the decimal exponent QuantityValue computes
+// with, so that "1e999999999" costs no more than its digits.
+const maxQuantityExponent = 1000
+
+// QuantityValue returns the exact value of the quantity s as the real
+// server's parser reads it (rounded away from zero to the nanounit), or
+// the real server's refusal of s. An exponent beyond ±1000 is refused
+// too: the real parser accepts it, the fake server does not compute it.
+func QuantityValue(s string) (*big.Rat, error) {
+	if p := parseQuantity(s); p != "" {
+		return nil, errors.New(p)
+	}
+	num, suffix := s, ""
+	if i := strings.IndexFunc(s, func(r rune) bool { return strings.ContainsRune("eEinumkKMGTP", r) }); i >= 0 {
+		num, suffix = s[:i], s[i:]
+	}
+	v, ok := new(big.Rat).SetString(strings.TrimPrefix(num, "+"))
+	if !ok {
+		return nil, errors.New(QuantityFormatWrong)
+	}
+	base, exp := int64(10), int64(0)
+	switch suffix {
+	case "n", "u", "m", "", "k", "M", "G", "T", "P", "E":
+		exp = int64(3 * (strings.Index("num kMGTPE", cmp.Or(suffix, " ")) - 3))
+	case "Ki", "Mi", "Gi", "Ti", "Pi", "Ei":
+		base, exp = 2, int64(10*(strings.Index("KMGTPE", suffix[:1])+1))
+	default:
+		exp, _ = strconv.ParseInt(suffix[1:], 10, 64)
+	}
+	if exp > maxQuantityExponent || exp < -maxQuantityExponent {
+		return nil, fmt.Errorf("quantity exponent %d is beyond ±%d, which the fake server does not compute", exp, maxQuantityExponent)
+	}
+	pow := new(big.Int).Exp(big.NewInt(base), big.NewInt(max(exp, -exp)), nil)
+	if exp < 0 {
+		v.Quo(v, new(big.Rat).SetInt(pow))
+	} else {
+		v.Mul(v, new(big.Rat).SetInt(pow))
+	}
+	return roundToNano(v), nil
+}
+
+// roundToNano rounds v away from zero to a whole number of nanounits.
+func roundToNano(v *big.Rat) *big.Rat {
+	nano := new(big.Rat).Mul(v, big.NewRat(1_000_000_000, 1))
+	if nano.IsInt() {
+		return v
+	}
+	q, r := new(big.Int).QuoRem(nano.Num(), nano.Denom(), new(big.Int))
+	if r.Sign() != 0 {
+		q.Add(q, big.NewInt(int64(v.Sign())))
+	}
+	return new(big.Rat).SetFrac(q, big.NewInt(1_000_000_000))
 }
