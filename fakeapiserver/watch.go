@@ -47,6 +47,11 @@ type eventSink interface {
 	cut()
 	// end finishes the stream normally (deadline reached).
 	end()
+	// begin sends the response's status and headers. The watch calls it
+	// once it is registered with the store, as the real server answers
+	// only once its watcher exists: a client that has the headers knows
+	// that every write it makes from then on reaches the stream.
+	begin()
 }
 
 // watchRequest is a parsed, validated watch.
@@ -120,8 +125,6 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, info reques
 	}
 	h.Set("Cache-Control", "no-cache, private")
 	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusOK)
-	_ = sink.flush()
 	s.runWatch(r.Context(), wr, sink)
 }
 
@@ -209,6 +212,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	o := wr.opts
 	defer s.store.Unregister(reg.Watcher)
 	reg.Watcher.SetAbort(sink.abort)
+	sink.begin()
 
 	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.Watcher, lastRV: reg.SnapshotRV, minRV: reg.SnapshotRV, apiVer: request.GV(wr.res.Group, wr.version)}
 	defer st.reportEvents()
@@ -637,3 +641,8 @@ func (h *httpSink) cut() {
 }
 
 func (h *httpSink) end() { _ = h.flush() }
+
+func (h *httpSink) begin() {
+	h.w.WriteHeader(http.StatusOK)
+	_ = h.rc.Flush()
+}

@@ -126,6 +126,9 @@ func (ws *wsSink) cut() {
 }
 
 // end sends the close frame with code 1000, as at a watch timeout.
+// begin does nothing: the upgrade has answered already.
+func (ws *wsSink) begin() {}
+
 func (ws *wsSink) end() {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
