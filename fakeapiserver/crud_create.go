@@ -159,7 +159,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	if err != nil {
 		return nil, nil, err
 	}
-	if errs := validation.CustomValues(res, rest, nil); len(errs) > 0 {
+	if errs := validation.CustomValues(res, in.APIVersion, m, rest, nil); len(errs) > 0 {
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
 	if hook := s.ctrl.CreateHook(res); hook != nil {

@@ -176,7 +176,7 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 	} else if rest, decoded, err = s.prepareMainUpdate(ctx, res, cur, m, newRest, oldRest, subresource, manager, apiVersion, dryRun); err != nil {
 		return nil, err
 	}
-	if errs := validation.CustomValues(res, rest, oldRest); len(errs) > 0 {
+	if errs := validation.CustomValues(res, apiVersion, m, rest, oldRest); len(errs) > 0 {
 		return nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
 	if hook := s.ctrl.UpdateHook(res); hook != nil {

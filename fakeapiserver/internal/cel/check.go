@@ -1,6 +1,8 @@
 package cel
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,21 +16,22 @@ import (
 )
 
 // Check runs the rules against a custom resource's top-level members (all
-// but kind, apiVersion and metadata); old holds the stored object's
-// members on update, nil on create. A transition rule (one that reads
+// but kind, apiVersion and metadata), with id the root's apiVersion, kind
+// and metadata (name and generateName) as rules see them; old holds the stored object's members on update, nil
+// on create. A transition rule (one that reads
 // oldSelf) runs only where the old object has a value, unless it sets
 // optionalOldSelf; a value equal to the old one is not checked again. All
 // the rules of one object share the real server's cost budget: once it
 // is spent, one error says so and no further rule runs.
-func (r *Rules) Check(rest, old []jsonv.Member) []apistatus.FieldError {
+func (r *Rules) Check(id, rest, old []jsonv.Member) []apistatus.FieldError {
 	if r == nil {
 		return nil
 	}
 	ch := &checker{budget: runtimeBudget}
-	nv := jsonv.Value{Kind: jsonv.Object, Obj: rest}
+	nv := jsonv.Value{Kind: jsonv.Object, Obj: append(slices.Clip(id), rest...)}
 	var ov *jsonv.Value
 	if old != nil {
-		ov = &jsonv.Value{Kind: jsonv.Object, Obj: old}
+		ov = &jsonv.Value{Kind: jsonv.Object, Obj: append(slices.Clip(id), old...)}
 	}
 	ch.node(r.root, &nv, ov, "")
 	return ch.errs
@@ -88,6 +91,10 @@ func (ch *checker) node(n *node, v, old *jsonv.Value, path string) {
 	}
 }
 
+// rootField is how the real server names the field of a failure at the
+// root of the object: its empty path, printed.
+const rootField = "<nil>"
+
 // run evaluates one rule on one value and records its failure.
 func (ch *checker) run(cr compiled, s *structural.Schema, self, oldSelf any, hasOld bool, v *jsonv.Value, path string) {
 	if cr.transition && !hasOld && !cr.optional {
@@ -112,7 +119,7 @@ func (ch *checker) run(cr compiled, s *structural.Schema, self, oldSelf any, has
 		if what == "" {
 			what = cr.rule.Rule
 		}
-		ch.errs = append(ch.errs, apistatus.FieldInvalidRaw(path, typeName, err.Error()+" evaluating rule: "+what))
+		ch.errs = append(ch.errs, apistatus.FieldInvalidRaw(cmp.Or(path, rootField), typeName, err.Error()+" evaluating rule: "+what))
 		return
 	}
 	if ok, isBool := out.Value().(bool); !isBool || ok {
@@ -131,7 +138,7 @@ func (ch *checker) run(cr compiled, s *structural.Schema, self, oldSelf any, has
 			msg = str
 		}
 	}
-	field := path
+	field := cmp.Or(path, rootField)
 	if fp := cr.rule.FieldPath; fp != "" {
 		field = strings.TrimPrefix(path+fp, ".")
 	}

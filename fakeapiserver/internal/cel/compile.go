@@ -66,7 +66,7 @@ func Compile(s *structural.Schema, path string) (*Rules, []apistatus.FieldError)
 		return nil, nil
 	}
 	c := &compiler{p: newProvider()}
-	root := c.node(s, "Object", path, 0, 1)
+	root := c.node(withIdentity(s), "Object", path, 0, 1)
 	c.checkTotal(path)
 	if len(c.errs) > 0 {
 		return nil, c.errs

@@ -31,7 +31,7 @@ func FuzzRule(f *testing.F) {
 		if err != nil || res.Value.Kind != jsonv.Object {
 			return
 		}
-		_ = rules.Check(res.Value.Obj, nil)
-		_ = rules.Check(res.Value.Obj, res.Value.Clone().Obj)
+		_ = rules.Check(nil, res.Value.Obj, nil)
+		_ = rules.Check(nil, res.Value.Obj, res.Value.Clone().Obj)
 	})
 }

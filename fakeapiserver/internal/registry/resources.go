@@ -93,10 +93,11 @@ type Resource struct {
 }
 
 // RuleChecker checks an object's top-level members (all but kind,
-// apiVersion and metadata) against validation rules; old holds the stored
-// object's members on update and is nil on create.
+// apiVersion and metadata) against validation rules, with id the
+// apiVersion, kind and metadata members rules at the root read; old holds
+// the stored object's members on update and is nil on create.
 type RuleChecker interface {
-	Check(rest, old []jsonv.Member) []apistatus.FieldError
+	Check(id, rest, old []jsonv.Member) []apistatus.FieldError
 }
 
 // Subresource is one entry of a resource's subresources in discovery.

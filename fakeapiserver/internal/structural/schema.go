@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -177,4 +178,16 @@ func (s *Schema) child(key string) *Schema {
 		return c
 	}
 	return s.AdditionalProperties
+}
+
+// WithProperties returns a shallow copy of s whose properties are s's
+// with props added (or replacing those of the same name); s is not
+// changed.
+func (s *Schema) WithProperties(props map[string]*Schema) *Schema {
+	c := *s
+	c.Properties = make(map[string]*Schema, len(s.Properties)+len(props))
+	maps.Copy(c.Properties, s.Properties)
+	maps.Copy(c.Properties, props)
+	c.propertyNames = slices.Sorted(maps.Keys(c.Properties))
+	return &c
 }

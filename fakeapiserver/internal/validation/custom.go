@@ -156,10 +156,11 @@ var rulesNotChecked = apistatus.FieldError{Type: meta.CauseFieldValueInvalid, Fi
 
 // CustomValues checks a custom resource's values against its schema's
 // keywords and list types (structural.Validate), then, when those pass,
-// its CEL rules (Resource.CustomRules): old holds the stored
-// object's members on update (nil on create), whose unchanged values are
-// not checked again.
-func CustomValues(res *registry.Resource, rest, old []jsonv.Member) []apistatus.FieldError {
+// its CEL rules (Resource.CustomRules), whose root rules also read the
+// object's apiVersion, its kind and m's name and generateName: old holds
+// the stored object's members on update (nil on create), whose unchanged
+// values are not checked again.
+func CustomValues(res *registry.Resource, apiVersion string, m *meta.ObjectMeta, rest, old []jsonv.Member) []apistatus.FieldError {
 	if !res.Custom || res.Structural == nil {
 		return nil
 	}
@@ -169,7 +170,22 @@ func CustomValues(res *registry.Resource, rest, old []jsonv.Member) []apistatus.
 	case len(errs) > 0:
 		errs = append(errs, rulesNotChecked)
 	default:
-		errs = res.CustomRules.Check(rest, old)
+		errs = res.CustomRules.Check(identity(apiVersion, res.Kind, m), rest, old)
 	}
 	return errs
+}
+
+// identity is the apiVersion, kind and metadata (name and generateName
+// only) a rule at the root of a custom resource sees.
+func identity(apiVersion, kind string, m *meta.ObjectMeta) []jsonv.Member {
+	str := func(s string) jsonv.Value { return jsonv.Value{Kind: jsonv.String, Str: s} }
+	md := []jsonv.Member{{Key: "name", Value: str(m.Name)}}
+	if m.GenerateName != "" {
+		md = append(md, jsonv.Member{Key: "generateName", Value: str(m.GenerateName)})
+	}
+	return []jsonv.Member{
+		{Key: "apiVersion", Value: str(apiVersion)},
+		{Key: "kind", Value: str(kind)},
+		{Key: "metadata", Value: jsonv.Value{Kind: jsonv.Object, Obj: md}},
+	}
 }
