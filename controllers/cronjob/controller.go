@@ -35,26 +35,14 @@ func New(env kit.Env) (*Controller, error) {
 	env = env.WithDefaults()
 	c := &Controller{env: env}
 	c.loop = kit.NewLoop(env, Name, c.sync)
-	var err error
-	if c.cjs, err = kit.Shared[*api.CronJob](env, "cronjobs.v1.batch"); err != nil {
+	w := kit.Wire(env, c.loop)
+	c.cjs = kit.Inform[*api.CronJob](w, "cronjobs.v1.batch")
+	c.jobs = kit.Inform[*api.Job](w, "jobs.v1.batch")
+	kit.ByController(w, c.jobs)
+	kit.On(w, c.cjs, kit.SelfKey[*api.CronJob])
+	kit.On(w, c.jobs, kit.OwnedKeys[*api.Job](ownerKey))
+	if err := w.Err(); err != nil {
 		return nil, err
-	}
-	if c.jobs, err = kit.Shared[*api.Job](env, "jobs.v1.batch"); err != nil {
-		return nil, err
-	}
-	if err := kit.IndexByController(c.jobs); err != nil {
-		return nil, err
-	}
-	owned := func(j *api.Job) []string {
-		if key, ok := ownerKey(&j.ObjectMeta); ok {
-			return []string{key}
-		}
-		return nil
-	}
-	for _, err := range []error{kit.Watch(c.loop, c.cjs, kit.SelfKey[*api.CronJob]), kit.Watch(c.loop, c.jobs, owned)} {
-		if err != nil {
-			return nil, err
-		}
 	}
 	return c, nil
 }

@@ -40,30 +40,13 @@ func New(env kit.Env) (*Controller, error) {
 	env = env.WithDefaults()
 	c := &Controller{env: env, expect: kit.NewExpectations()}
 	c.loop = kit.NewLoop(env, Name, c.sync)
-	var err error
-	if c.dss, err = kit.Shared[*api.DaemonSet](env, "daemonsets.v1.apps"); err != nil {
-		return nil, err
-	}
-	if c.pods, err = kit.Pods(env); err != nil {
-		return nil, err
-	}
-	if c.nodes, err = kit.Nodes(env); err != nil {
-		return nil, err
-	}
-	if c.revs, err = kit.ControllerRevisions(env); err != nil {
-		return nil, err
-	}
-	for _, err := range []error{kit.IndexByController(c.pods), kit.IndexByController(c.revs)} {
-		if err != nil {
-			return nil, err
-		}
-	}
-	owned := func(r *api.ControllerRevision) []string {
-		if key, ok := ownerKey(&r.ObjectMeta); ok {
-			return []string{key}
-		}
-		return nil
-	}
+	w := kit.Wire(env, c.loop)
+	c.dss = kit.Inform[*api.DaemonSet](w, "daemonsets.v1.apps")
+	c.pods = kit.Inform[*api.Pod](w, "pods")
+	c.nodes = kit.Inform[*api.Node](w, "nodes")
+	c.revs = kit.Inform[*api.ControllerRevision](w, "controllerrevisions.v1.apps")
+	kit.ByController(w, c.pods)
+	kit.ByController(w, c.revs)
 	// Any node change may change where daemons run: every DaemonSet
 	// looks again.
 	everyDaemonSet := func(*api.Node) []string {
@@ -73,15 +56,12 @@ func New(env kit.Env) (*Controller, error) {
 		}
 		return keys
 	}
-	for _, err := range []error{
-		kit.Watch(c.loop, c.dss, kit.SelfKey[*api.DaemonSet]),
-		kit.Watch(c.loop, c.revs, owned),
-		kit.Watch(c.loop, c.nodes, everyDaemonSet),
-		kit.WatchOwnedPods(c.loop, c.pods, c.expect, ownerKey, nil),
-	} {
-		if err != nil {
-			return nil, err
-		}
+	kit.On(w, c.dss, kit.SelfKey[*api.DaemonSet])
+	kit.On(w, c.revs, kit.OwnedKeys[*api.ControllerRevision](ownerKey))
+	kit.On(w, c.nodes, everyDaemonSet)
+	w.OwnedPods(c.pods, c.expect, ownerKey, nil)
+	if err := w.Err(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -39,34 +39,22 @@ func New(env kit.Env, opts Options) (*Controller, error) {
 	}
 	c := &Controller{env: env, opts: opts}
 	c.loop = kit.NewLoop(env, Name, c.sync)
-	var err error
-	if c.deployments, err = kit.Deployments(env); err != nil {
-		return nil, err
-	}
-	if c.rss, err = kit.ReplicaSets(env); err != nil {
-		return nil, err
-	}
-	if c.pods, err = kit.Pods(env); err != nil {
-		return nil, err
-	}
-	for _, err := range []error{kit.IndexByController(c.rss), kit.IndexByController(c.pods)} {
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err := kit.Watch(c.loop, c.deployments, kit.SelfKey[*api.Deployment]); err != nil {
-		return nil, err
-	}
-	if err := kit.Watch(c.loop, c.rss, c.deploymentsOf); err != nil {
-		return nil, err
-	}
+	w := kit.Wire(env, c.loop)
+	c.deployments = kit.Inform[*api.Deployment](w, "deployments.v1.apps")
+	c.rss = kit.Inform[*api.ReplicaSet](w, "replicasets.v1.apps")
+	c.pods = kit.Inform[*api.Pod](w, "pods")
+	kit.ByController(w, c.rss)
+	kit.ByController(w, c.pods)
+	kit.On(w, c.deployments, kit.SelfKey[*api.Deployment])
+	kit.On(w, c.rss, c.deploymentsOf)
 	// Recreate waits for the old pods to be gone: their deletion is news.
 	podGone := func(p *api.Pod, _ bool) {
 		for _, k := range c.deploymentOfPod(p) {
 			c.loop.Add(k)
 		}
 	}
-	if err := kit.WatchWith(c.loop, c.pods, informer.HandlerFuncs[*api.Pod]{DeleteFunc: podGone}); err != nil {
+	kit.OnEvents(w, c.pods, informer.HandlerFuncs[*api.Pod]{DeleteFunc: podGone})
+	if err := w.Err(); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -39,30 +39,21 @@ func New(env kit.Env) (*Controller, error) {
 	env = env.WithDefaults()
 	c := &Controller{env: env}
 	c.loop = kit.NewLoop(env, Name, c.sync)
-	var err error
-	if c.services, err = kit.Shared[*api.Service](env, "services"); err != nil {
-		return nil, err
-	}
-	if c.slices, err = kit.Shared[*api.EndpointSlice](env, "endpointslices.v1.discovery.k8s.io"); err != nil {
-		return nil, err
-	}
-	if c.pods, err = kit.Pods(env); err != nil {
-		return nil, err
-	}
+	w := kit.Wire(env, c.loop)
+	c.services = kit.Inform[*api.Service](w, "services")
+	c.slices = kit.Inform[*api.EndpointSlice](w, "endpointslices.v1.discovery.k8s.io")
+	c.pods = kit.Inform[*api.Pod](w, "pods")
 	sliceKey := func(s *api.EndpointSlice) []string {
 		if name := s.Labels[ServiceNameLabel]; name != "" && s.Labels[ManagedByLabel] == managedBy {
 			return []string{s.Namespace + "/" + name}
 		}
 		return nil
 	}
-	for _, err := range []error{
-		kit.Watch(c.loop, c.services, kit.SelfKey[*api.Service]),
-		kit.Watch(c.loop, c.slices, sliceKey),
-		kit.Watch(c.loop, c.pods, c.servicesOf),
-	} {
-		if err != nil {
-			return nil, err
-		}
+	kit.On(w, c.services, kit.SelfKey[*api.Service])
+	kit.On(w, c.slices, sliceKey)
+	kit.On(w, c.pods, c.servicesOf)
+	if err := w.Err(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

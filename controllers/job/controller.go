@@ -25,20 +25,13 @@ func New(env kit.Env) (*Controller, error) {
 	env = env.WithDefaults()
 	c := &Controller{env: env, expect: kit.NewExpectations()}
 	c.loop = kit.NewLoop(env, Name, c.sync)
-	var err error
-	if c.jobs, err = kit.Shared[*api.Job](env, "jobs.v1.batch"); err != nil {
-		return nil, err
-	}
-	if c.pods, err = kit.Pods(env); err != nil {
-		return nil, err
-	}
-	if err := kit.IndexByController(c.pods); err != nil {
-		return nil, err
-	}
-	if err := kit.Watch(c.loop, c.jobs, kit.SelfKey[*api.Job]); err != nil {
-		return nil, err
-	}
-	if err := kit.WatchOwnedPods(c.loop, c.pods, c.expect, ownerKey, nil); err != nil {
+	w := kit.Wire(env, c.loop)
+	c.jobs = kit.Inform[*api.Job](w, "jobs.v1.batch")
+	c.pods = kit.Inform[*api.Pod](w, "pods")
+	kit.ByController(w, c.pods)
+	kit.On(w, c.jobs, kit.SelfKey[*api.Job])
+	w.OwnedPods(c.pods, c.expect, ownerKey, nil)
+	if err := w.Err(); err != nil {
 		return nil, err
 	}
 	return c, nil

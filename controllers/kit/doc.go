@@ -21,7 +21,8 @@
 //	delayer.go      AddAfter on Env.Clock: one timer for all pending keys
 //	expectations.go Expectations: creations and deletions not yet seen in the cache
 //	recorder.go     Recorder: core/v1 Events as the real controllers record them
-//	informers.go    the shared informers of the built-in kinds
+//	informers.go    Shared: the one informer of a resource every controller of a process reads
+//	wiring.go       Wiring: a controller's informers, indexes and handlers, set up with one error check
 //	index.go        the by-controller index on shared informers
 //	claim.go        Claim: adopting orphans and releasing objects that stopped matching
 //	write.go        merge patches and status writes

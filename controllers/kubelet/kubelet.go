@@ -71,10 +71,8 @@ func New(env kit.Env, opts Options) (*Kubelet, error) {
 		k.nodes[name] = &simNode{name: name, index: i}
 	}
 	k.loop = kit.NewLoop(env, Name, k.syncPod)
-	pods, err := kit.Pods(env)
-	if err != nil {
-		return nil, err
-	}
+	w := kit.Wire(env, k.loop)
+	pods := kit.Inform[*api.Pod](w, "pods")
 	k.pods = pods
 	mine := func(p *api.Pod) []string {
 		if _, ok := k.nodes[p.Spec.NodeName]; ok {
@@ -82,7 +80,8 @@ func New(env kit.Env, opts Options) (*Kubelet, error) {
 		}
 		return nil
 	}
-	if err := kit.Watch(k.loop, pods, mine); err != nil {
+	kit.On(w, pods, mine)
+	if err := w.Err(); err != nil {
 		return nil, err
 	}
 	return k, nil

@@ -46,20 +46,17 @@ func New(env kit.Env, opts Options) (*Controller, error) {
 	}
 	c := &Controller{env: env, opts: opts}
 	c.loop = kit.NewLoop(env, Name, c.sync)
-	var err error
-	if c.nodes, err = kit.Nodes(env); err != nil {
-		return nil, err
-	}
-	if c.leases, err = kit.Shared[*api.Lease](env, "leases.v1.coordination.k8s.io"); err != nil {
-		return nil, err
-	}
-	if c.pods, err = kit.Pods(env); err != nil {
-		return nil, err
-	}
-	err = c.pods.Indexer().AddIndexers(cache.Indexers[*api.Pod]{podsByNode: func(p *api.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil }})
-	if err != nil && !errors.Is(err, cache.ErrIndexExists) {
-		return nil, err
-	}
+	w := kit.Wire(env, c.loop)
+	c.nodes = kit.Inform[*api.Node](w, "nodes")
+	c.leases = kit.Inform[*api.Lease](w, "leases.v1.coordination.k8s.io")
+	c.pods = kit.Inform[*api.Pod](w, "pods")
+	w.Step(func() error {
+		err := c.pods.Indexer().AddIndexers(cache.Indexers[*api.Pod]{podsByNode: func(p *api.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil }})
+		if errors.Is(err, cache.ErrIndexExists) {
+			return nil
+		}
+		return err
+	})
 	nodeKey := func(n *api.Node) []string { return []string{n.Name} }
 	leaseKey := func(l *api.Lease) []string {
 		if l.Namespace == api.NodeLeaseNamespace {
@@ -73,10 +70,11 @@ func New(env kit.Env, opts Options) (*Controller, error) {
 		}
 		return nil
 	}
-	for _, err := range []error{kit.Watch(c.loop, c.nodes, nodeKey), kit.Watch(c.loop, c.leases, leaseKey), kit.Watch(c.loop, c.pods, podKey)} {
-		if err != nil {
-			return nil, err
-		}
+	kit.On(w, c.nodes, nodeKey)
+	kit.On(w, c.leases, leaseKey)
+	kit.On(w, c.pods, podKey)
+	if err := w.Err(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

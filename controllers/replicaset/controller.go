@@ -47,25 +47,17 @@ func New(env kit.Env, opts Options) (*Controller, error) {
 	}
 	c := &Controller{env: env, opts: opts, expect: kit.NewExpectations()}
 	c.loop = kit.NewLoop(env, Name, c.sync)
-	var err error
-	if c.rss, err = kit.ReplicaSets(env); err != nil {
-		return nil, err
-	}
-	if c.pods, err = kit.Pods(env); err != nil {
-		return nil, err
-	}
-	if err := kit.IndexByController(c.pods); err != nil {
-		return nil, err
-	}
-	if err := kit.Watch(c.loop, c.rss, kit.SelfKey[*api.ReplicaSet]); err != nil {
-		return nil, err
-	}
-	err = kit.WatchWith(c.loop, c.pods, informer.HandlerFuncs[*api.Pod]{
+	w := kit.Wire(env, c.loop)
+	c.rss = kit.Inform[*api.ReplicaSet](w, "replicasets.v1.apps")
+	c.pods = kit.Inform[*api.Pod](w, "pods")
+	kit.ByController(w, c.pods)
+	kit.On(w, c.rss, kit.SelfKey[*api.ReplicaSet])
+	kit.OnEvents(w, c.pods, informer.HandlerFuncs[*api.Pod]{
 		AddFunc:    func(p *api.Pod, _ bool) { c.podAdded(p) },
 		UpdateFunc: c.podUpdated,
 		DeleteFunc: func(p *api.Pod, _ bool) { c.podDeleted(p) },
 	})
-	if err != nil {
+	if err := w.Err(); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -59,23 +59,17 @@ func New(env kit.Env, opts Options) (*Scheduler, error) {
 	}
 	s := &Scheduler{env: env, opts: opts, usage: newUsage(), unschedulable: map[string]bool{}, bindSlots: make(chan struct{}, maxBindsInFlight)}
 	s.loop = kit.NewLoop(env, Name, s.schedule)
-	var err error
-	if s.pods, err = kit.Pods(env); err != nil {
-		return nil, err
-	}
-	if s.nodes, err = kit.Nodes(env); err != nil {
-		return nil, err
-	}
-	err = kit.WatchWith(s.loop, s.pods, informer.HandlerFuncs[*api.Pod]{
+	w := kit.Wire(env, s.loop)
+	s.pods = kit.Inform[*api.Pod](w, "pods")
+	s.nodes = kit.Inform[*api.Node](w, "nodes")
+	kit.OnEvents(w, s.pods, informer.HandlerFuncs[*api.Pod]{
 		AddFunc:    func(p *api.Pod, _ bool) { s.podChanged(nil, p) },
 		UpdateFunc: s.podChanged,
 		DeleteFunc: func(p *api.Pod, _ bool) { s.podGone(p) },
 	})
-	if err != nil {
-		return nil, err
-	}
 	retry := func(*api.Node) []string { return s.takeUnschedulable() }
-	if err := kit.Watch(s.loop, s.nodes, retry); err != nil {
+	kit.On(w, s.nodes, retry)
+	if err := w.Err(); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -43,27 +43,17 @@ func New(env kit.Env, opts Options) (*Controller, error) {
 	env = env.WithDefaults()
 	c := &Controller{env: env, opts: opts}
 	c.loop = kit.NewLoop(env, Name, c.sync)
-	var err error
-	if c.nss, err = kit.Shared[*api.Namespace](env, "namespaces"); err != nil {
-		return nil, err
-	}
-	if c.sas, err = kit.Shared[*api.ServiceAccount](env, "serviceaccounts"); err != nil {
-		return nil, err
-	}
-	if err := kit.Watch(c.loop, c.nss, func(ns *api.Namespace) []string { return []string{ns.Name} }); err != nil {
-		return nil, err
-	}
-	byNamespace := func(sa *api.ServiceAccount) []string { return []string{sa.Namespace} }
-	if err := kit.Watch(c.loop, c.sas, byNamespace); err != nil {
-		return nil, err
-	}
+	w := kit.Wire(env, c.loop)
+	c.nss = kit.Inform[*api.Namespace](w, "namespaces")
+	c.sas = kit.Inform[*api.ServiceAccount](w, "serviceaccounts")
+	kit.On(w, c.nss, func(ns *api.Namespace) []string { return []string{ns.Name} })
+	kit.On(w, c.sas, func(sa *api.ServiceAccount) []string { return []string{sa.Namespace} })
 	if opts.RootCA != "" {
-		if c.cms, err = kit.Shared[*api.ConfigMap](env, "configmaps"); err != nil {
-			return nil, err
-		}
-		if err := kit.Watch(c.loop, c.cms, func(cm *api.ConfigMap) []string { return []string{cm.Namespace} }); err != nil {
-			return nil, err
-		}
+		c.cms = kit.Inform[*api.ConfigMap](w, "configmaps")
+		kit.On(w, c.cms, func(cm *api.ConfigMap) []string { return []string{cm.Namespace} })
+	}
+	if err := w.Err(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -37,34 +37,18 @@ func New(env kit.Env) (*Controller, error) {
 	env = env.WithDefaults()
 	c := &Controller{env: env, expect: kit.NewExpectations()}
 	c.loop = kit.NewLoop(env, Name, c.sync)
-	var err error
-	if c.sets, err = kit.Shared[*api.StatefulSet](env, "statefulsets.v1.apps"); err != nil {
-		return nil, err
-	}
-	if c.pods, err = kit.Pods(env); err != nil {
-		return nil, err
-	}
-	if c.revs, err = kit.ControllerRevisions(env); err != nil {
-		return nil, err
-	}
-	if c.claims, err = kit.Shared[*api.PersistentVolumeClaim](env, "persistentvolumeclaims"); err != nil {
-		return nil, err
-	}
-	for _, err := range []error{kit.IndexByController(c.pods), kit.IndexByController(c.revs)} {
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err := kit.Watch(c.loop, c.sets, kit.SelfKey[*api.StatefulSet]); err != nil {
-		return nil, err
-	}
-	if err := kit.Watch(c.loop, c.revs, ownedKeys[*api.ControllerRevision]); err != nil {
-		return nil, err
-	}
-	if err := kit.Watch(c.loop, c.claims, func(*api.PersistentVolumeClaim) []string { return nil }); err != nil {
-		return nil, err
-	}
-	if err := kit.WatchOwnedPods(c.loop, c.pods, c.expect, ownerKey, c.enqueueMatching); err != nil {
+	w := kit.Wire(env, c.loop)
+	c.sets = kit.Inform[*api.StatefulSet](w, "statefulsets.v1.apps")
+	c.pods = kit.Inform[*api.Pod](w, "pods")
+	c.revs = kit.Inform[*api.ControllerRevision](w, "controllerrevisions.v1.apps")
+	c.claims = kit.Inform[*api.PersistentVolumeClaim](w, "persistentvolumeclaims")
+	kit.ByController(w, c.pods)
+	kit.ByController(w, c.revs)
+	kit.On(w, c.sets, kit.SelfKey[*api.StatefulSet])
+	kit.On(w, c.revs, kit.OwnedKeys[*api.ControllerRevision](ownerKey))
+	kit.On(w, c.claims, func(*api.PersistentVolumeClaim) []string { return nil })
+	w.OwnedPods(c.pods, c.expect, ownerKey, c.enqueueMatching)
+	if err := w.Err(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -75,14 +59,6 @@ func (c *Controller) Run(ctx context.Context) error { return c.loop.Run(ctx, 5) 
 
 // ownerKey returns the key of the StatefulSet that controls an object.
 var ownerKey = kit.OwnerKeyOf(kind)
-
-// ownedKeys is the key function of an object a StatefulSet controls.
-func ownedKeys[T meta.Object](obj T) []string {
-	if key, ok := ownerKey(obj.GetObjectMeta()); ok {
-		return []string{key}
-	}
-	return nil
-}
 
 // enqueueMatching queues every StatefulSet of an orphan's namespace that
 // selects it.
