@@ -8,7 +8,6 @@ import (
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
-	"github.com/kubecache/kubecache/rest"
 )
 
 // ExampleInformer_WaitForFreshness writes an object and reads it back from
@@ -16,15 +15,8 @@ import (
 // resourceVersion, so the Lister cannot answer with an older state.
 func ExampleInformer_WaitForFreshness() {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
-	if err := srv.Start(); err != nil {
-		panic(err)
-	}
-	defer srv.Close()
-	c, err := rest.NewClient(&rest.Config{Host: srv.URL()})
-	if err != nil {
-		panic(err)
-	}
-	defer c.CloseIdleConnections()
+	c, stop := connect(srv)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 

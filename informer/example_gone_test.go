@@ -20,15 +20,8 @@ import (
 // Then the factory releases the informer, leaving no watch behind.
 func ExampleInformer_Gone() {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
-	if err := srv.Start(); err != nil {
-		panic(err)
-	}
-	defer srv.Close()
-	c, err := rest.NewClient(&rest.Config{Host: srv.URL()})
-	if err != nil {
-		panic(err)
-	}
-	defer c.CloseIdleConnections()
+	c, stop := connect(srv)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	createCRD := func() {

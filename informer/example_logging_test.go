@@ -9,7 +9,6 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/reflector"
-	"github.com/kubecache/kubecache/rest"
 )
 
 // Example_logging gives an informer a logger through the context of Run:
@@ -17,15 +16,8 @@ import (
 // the namespaces. Without a logger an informer writes nothing.
 func Example_logging() {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
-	if err := srv.Start(); err != nil {
-		panic(err)
-	}
-	defer srv.Close()
-	c, err := rest.NewClient(&rest.Config{Host: srv.URL()})
-	if err != nil {
-		panic(err)
-	}
-	defer c.CloseIdleConnections()
+	c, stop := connect(srv)
+	defer stop()
 	lw, err := reflector.NewListWatch[*ConfigMap](c, reflector.Source{Resource: "configmaps", Namespace: "kube-system"})
 	if err != nil {
 		panic(err)

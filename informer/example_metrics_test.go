@@ -11,7 +11,6 @@ import (
 	"github.com/kubecache/kubecache/metrics"
 	"github.com/kubecache/kubecache/metrics/promtext"
 	"github.com/kubecache/kubecache/reflector"
-	"github.com/kubecache/kubecache/rest"
 )
 
 // Example_metrics counts what an informer, its reflector and its handlers
@@ -19,15 +18,8 @@ import (
 // format (promtext.Handler serves the whole registry over HTTP).
 func Example_metrics() {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
-	if err := srv.Start(); err != nil {
-		panic(err)
-	}
-	defer srv.Close()
-	c, err := rest.NewClient(&rest.Config{Host: srv.URL()})
-	if err != nil {
-		panic(err)
-	}
-	defer c.CloseIdleConnections()
+	c, stop := connect(srv)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, name := range []string{"a", "b"} {

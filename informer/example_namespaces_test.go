@@ -8,7 +8,6 @@ import (
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
-	"github.com/kubecache/kubecache/rest"
 )
 
 // ExampleMultiNamespaceInformer caches ConfigMaps of two namespaces out of
@@ -16,15 +15,8 @@ import (
 // namespace joins the set and the first leaves it.
 func ExampleMultiNamespaceInformer() {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
-	if err := srv.Start(); err != nil {
-		panic(err)
-	}
-	defer srv.Close()
-	c, err := rest.NewClient(&rest.Config{Host: srv.URL()})
-	if err != nil {
-		panic(err)
-	}
-	defer c.CloseIdleConnections()
+	c, stop := connect(srv)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, ns := range []string{"red", "green", "blue"} {

@@ -8,7 +8,6 @@ import (
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
-	"github.com/kubecache/kubecache/rest"
 )
 
 // Example_shards splits one resource between two informers, as two
@@ -18,15 +17,8 @@ import (
 // gate); one that does not is reported as reflector.ErrShardNotServed.
 func Example_shards() {
 	srv := fakeapiserver.New(fakeapiserver.Options{ShardedListAndWatch: true})
-	if err := srv.Start(); err != nil {
-		panic(err)
-	}
-	defer srv.Close()
-	c, err := rest.NewClient(&rest.Config{Host: srv.URL()})
-	if err != nil {
-		panic(err)
-	}
-	defer c.CloseIdleConnections()
+	c, stop := connect(srv)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for i := range 20 {

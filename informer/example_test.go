@@ -19,20 +19,30 @@ type ConfigMap struct {
 	Data            map[string]string `json:"data,omitempty"`
 }
 
+// connect starts srv and returns a client of it, and the function that
+// closes both.
+func connect(srv *fakeapiserver.Server) (c *rest.Client, stop func()) {
+	if err := srv.Start(); err != nil {
+		panic(err)
+	}
+	c, err := rest.NewClient(&rest.Config{Host: srv.URL()})
+	if err != nil {
+		srv.Close()
+		panic(err)
+	}
+	return c, func() {
+		c.CloseIdleConnections()
+		srv.Close()
+	}
+}
+
 // Example runs an informer against the bundled fake API server: the
 // handler hears about the object that exists, then about each change, and
 // the lister answers reads from the cache.
 func Example() {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
-	if err := srv.Start(); err != nil {
-		panic(err)
-	}
-	defer srv.Close()
-	c, err := rest.NewClient(&rest.Config{Host: srv.URL()})
-	if err != nil {
-		panic(err)
-	}
-	defer c.CloseIdleConnections()
+	c, stop := connect(srv)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 

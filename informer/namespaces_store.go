@@ -30,30 +30,22 @@ type memberStore[T meta.Object] struct {
 
 // Add writes obj.
 func (s *memberStore[T]) Add(obj T) error {
-	return s.write(obj, func(q *queueStore[T]) error { return q.Add(obj) })
+	return s.write(func(q *queueStore[T]) error { return q.Add(obj) }, func(buf map[string]T) { buf[meta.Key(obj)] = obj })
 }
 
 // Update writes obj.
 func (s *memberStore[T]) Update(obj T) error {
-	return s.write(obj, func(q *queueStore[T]) error { return q.Update(obj) })
+	return s.write(func(q *queueStore[T]) error { return q.Update(obj) }, func(buf map[string]T) { buf[meta.Key(obj)] = obj })
 }
 
 // Delete deletes obj.
 func (s *memberStore[T]) Delete(obj T) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.removed:
-		return nil
-	case s.direct:
-		return s.set.inf.store.Delete(obj)
-	}
-	delete(s.buf, meta.Key(obj))
-	return nil
+	return s.write(func(q *queueStore[T]) error { return q.Delete(obj) }, func(buf map[string]T) { delete(buf, meta.Key(obj)) })
 }
 
-// write stores obj before the launch, or hands it to the queue after.
-func (s *memberStore[T]) write(obj T, queue func(*queueStore[T]) error) error {
+// write applies one change: to the buffer before the launch, handed to
+// the queue after, not at all once the namespace is removed.
+func (s *memberStore[T]) write(queue func(*queueStore[T]) error, buffer func(map[string]T)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -62,7 +54,7 @@ func (s *memberStore[T]) write(obj T, queue func(*queueStore[T]) error) error {
 	case s.direct:
 		return queue(s.set.inf.store)
 	}
-	s.buf[meta.Key(obj)] = obj
+	buffer(s.buf)
 	return nil
 }
 
