@@ -18,14 +18,14 @@ const benchN = 100_000
 
 // benchPods returns a fixed data set of benchN pods: 100 namespaces of
 // 1,000 pods, 500 nodes, 7 values of the "app" label. It is built once.
-var benchPods = sync.OnceValue(func() []*testPod { return makeBenchPods("1") })
+var benchPods = sync.OnceValue(func() []*Pod { return makeBenchPods("1") })
 
 // benchPodsV2 holds the same keys as benchPods, at a later resourceVersion
 // and on other nodes.
-var benchPodsV2 = sync.OnceValue(func() []*testPod { return makeBenchPods("2") })
+var benchPodsV2 = sync.OnceValue(func() []*Pod { return makeBenchPods("2") })
 
-func makeBenchPods(rv string) []*testPod {
-	out := make([]*testPod, benchN)
+func makeBenchPods(rv string) []*Pod {
+	out := make([]*Pod, benchN)
 	for i := range out {
 		p := newPod("namespace-"+strconv.Itoa(i%100), "pod-"+strconv.Itoa(i)+"-7c5ddbdf54-abcde", rv,
 			"app", "app-"+strconv.Itoa(i%7), "pod-template-hash", "7c5ddbdf54")
@@ -37,7 +37,7 @@ func makeBenchPods(rv string) []*testPod {
 
 // alternate returns the i-th update of a loop that replaces every pod of
 // v1 by its v2 state, then every v2 state by v1 again, and so on.
-func alternate(v1, v2 []*testPod, i int) *testPod {
+func alternate(v1, v2 []*Pod, i int) *Pod {
 	if (i/benchN)%2 == 1 {
 		return v1[i%benchN]
 	}
@@ -45,7 +45,7 @@ func alternate(v1, v2 []*testPod, i int) *testPod {
 }
 
 // newBenchIndexer returns an Indexer holding pods, with a node index.
-func newBenchIndexer(b *testing.B, pods []*testPod) *cache.Indexer[*testPod] {
+func newBenchIndexer(b *testing.B, pods []*Pod) *cache.Indexer[*Pod] {
 	b.Helper()
 	x := nodeIndexer(b)
 	if err := x.Replace(pods, "1"); err != nil {
@@ -58,7 +58,7 @@ func newBenchIndexer(b *testing.B, pods []*testPod) *cache.Indexer[*testPod] {
 // 100,000 new objects, again and again; one op is one Add.
 func BenchmarkIndexerAdd(b *testing.B) {
 	pods := benchPods()
-	var x *cache.Indexer[*testPod]
+	var x *cache.Indexer[*Pod]
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if i%benchN == 0 {
@@ -293,18 +293,18 @@ func BenchmarkReaderLatencyDuringReplace(b *testing.B) {
 // BenchmarkDeltaFIFO queues an update and pops it, as an informer does for
 // each watch event, with 100,000 objects behind the queue.
 func BenchmarkDeltaFIFO(b *testing.B) {
-	benchQueue(b, func(opts cache.QueueOptions[*testPod]) cache.Queue[*testPod] { return cache.NewDeltaFIFO(opts) })
+	benchQueue(b, func(opts cache.QueueOptions[*Pod]) cache.Queue[*Pod] { return cache.NewDeltaFIFO(opts) })
 }
 
 // benchQueue queues an update and pops it, b.N times, on the queue made by
 // newQueue over an indexer of benchN pods.
-func benchQueue(b *testing.B, newQueue func(cache.QueueOptions[*testPod]) cache.Queue[*testPod]) {
+func benchQueue(b *testing.B, newQueue func(cache.QueueOptions[*Pod]) cache.Queue[*Pod]) {
 	pods := benchPods()
 	known := newBenchIndexer(b, pods)
-	q := newQueue(cache.QueueOptions[*testPod]{KnownObjects: known})
+	q := newQueue(cache.QueueOptions[*Pod]{KnownObjects: known})
 	defer q.Close()
 	ctx := context.Background()
-	process := func(string, cache.Deltas[*testPod]) error { return nil }
+	process := func(string, cache.Deltas[*Pod]) error { return nil }
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if err := q.Update(pods[i%benchN]); err != nil {
@@ -339,5 +339,5 @@ func BenchmarkIndexerPut(b *testing.B) {
 // BenchmarkFIFO is BenchmarkDeltaFIFO for the in-order FIFO, the
 // informer's default queue.
 func BenchmarkFIFO(b *testing.B) {
-	benchQueue(b, func(opts cache.QueueOptions[*testPod]) cache.Queue[*testPod] { return cache.NewFIFO(opts) })
+	benchQueue(b, func(opts cache.QueueOptions[*Pod]) cache.Queue[*Pod] { return cache.NewFIFO(opts) })
 }

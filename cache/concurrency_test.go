@@ -87,7 +87,7 @@ func TestIndexerConcurrentReadersOneWriter(t *testing.T) {
 	const writes = 4000
 	for step := range writes {
 		if step == writes/2 {
-			require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"labels": byLabelValues}))
+			require.NoError(t, x.AddIndexers(cache.Indexers[*Pod]{"labels": byLabelValues}))
 		}
 		switch op := r.IntN(100); {
 		case op < 40:
@@ -97,7 +97,7 @@ func TestIndexerConcurrentReadersOneWriter(t *testing.T) {
 		case op < 95:
 			require.NoError(t, x.Delete(randomPod(r, step)))
 		case op < 98:
-			items := make([]*testPod, r.IntN(40))
+			items := make([]*Pod, r.IntN(40))
 			for i := range items {
 				items[i] = randomPod(r, step)
 			}
@@ -129,12 +129,12 @@ func TestQueuesConverge(t *testing.T) {
 	for _, kind := range []string{"DeltaFIFO", "FIFO"} {
 		t.Run(kind, func(t *testing.T) {
 			seed := testSeed(t)
-			known := cache.NewIndexer[*testPod](nil)
+			known := cache.NewIndexer[*Pod](nil)
 			var q lenQueue
 			if kind == "DeltaFIFO" {
-				q = cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+				q = cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 			} else {
-				q = cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+				q = cache.NewFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 			}
 			defer q.Close()
 			runConvergence(t, q, known, seed)
@@ -142,7 +142,7 @@ func TestQueuesConverge(t *testing.T) {
 	}
 }
 
-func runConvergence(t *testing.T, q lenQueue, known *cache.Indexer[*testPod], seed uint64) {
+func runConvergence(t *testing.T, q lenQueue, known *cache.Indexer[*Pod], seed uint64) {
 	const sentinel = "zz/sentinel"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -171,12 +171,12 @@ func runConvergence(t *testing.T, q lenQueue, known *cache.Indexer[*testPod], se
 // known and requeueing one Pop in ten, until the sentinel key has been
 // processed and the queue is empty. It fails if a key's resourceVersion
 // ever goes back. pops counts the Pops.
-func consumeUntilSentinel(ctx context.Context, q lenQueue, known *cache.Indexer[*testPod], seed uint64, sentinel string, pops *int) error {
+func consumeUntilSentinel(ctx context.Context, q lenQueue, known *cache.Indexer[*Pod], seed uint64, sentinel string, pops *int) error {
 	r := rand.New(rand.NewPCG(seed, 7))
 	lastRV := map[string]int{}
 	sawSentinel := false
 	for {
-		err := q.Pop(ctx, func(key string, deltas cache.Deltas[*testPod]) error {
+		err := q.Pop(ctx, func(key string, deltas cache.Deltas[*Pod]) error {
 			*pops++
 			if r.IntN(10) == 0 {
 				return cache.Requeue(nil)
@@ -224,17 +224,17 @@ func consumeUntilSentinel(ctx context.Context, q lenQueue, known *cache.Indexer[
 // resyncs and relists among them), then a final relist and the sentinel.
 // It returns the state the writer ended with and how many of each
 // operation it made.
-func writeRandomly(t *testing.T, q lenQueue, seed uint64, sentinel string) (map[string]*testPod, map[string]int) {
+func writeRandomly(t *testing.T, q lenQueue, seed uint64, sentinel string) (map[string]*Pod, map[string]int) {
 	r := rand.New(rand.NewPCG(seed, 11))
-	model := map[string]*testPod{}
+	model := map[string]*Pod{}
 	rv := 0
-	next := func(key string) *testPod {
+	next := func(key string) *Pod {
 		rv++
 		ns, name, _ := cache.SplitMetaNamespaceKey(key)
 		return newPod(ns, name, strconv.Itoa(rv))
 	}
-	list := func() []*testPod {
-		out := make([]*testPod, 0, len(model))
+	list := func() []*Pod {
+		out := make([]*Pod, 0, len(model))
 		for _, p := range model {
 			out = append(out, p)
 		}
@@ -280,4 +280,4 @@ func writeRandomly(t *testing.T, q lenQueue, seed uint64, sentinel string) (map[
 	return model, counts
 }
 
-type lenQueue = cache.Queue[*testPod]
+type lenQueue = cache.Queue[*Pod]

@@ -17,16 +17,16 @@ import (
 // popped is what one Pop handed to its process function.
 type popped struct {
 	key    string
-	deltas cache.Deltas[*testPod]
+	deltas cache.Deltas[*Pod]
 }
 
 // popOne pops one entry that must already be queued.
-func popOne(t *testing.T, q cache.Queue[*testPod]) popped {
+func popOne(t *testing.T, q cache.Queue[*Pod]) popped {
 	t.Helper()
 	var got popped
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err := q.Pop(ctx, func(key string, d cache.Deltas[*testPod]) error {
+	err := q.Pop(ctx, func(key string, d cache.Deltas[*Pod]) error {
 		// The slice is the queue's only during the call (a FIFO reuses it).
 		got = popped{key, slices.Clone(d)}
 		return nil
@@ -36,7 +36,7 @@ func popOne(t *testing.T, q cache.Queue[*testPod]) popped {
 }
 
 // summary renders deltas as "Type:rv" (with "?" for FinalStateUnknown).
-func summary(d cache.Deltas[*testPod]) []string {
+func summary(d cache.Deltas[*Pod]) []string {
 	out := make([]string, 0, len(d))
 	for _, x := range d {
 		s := string(x.Type) + ":" + x.Object.ResourceVersion
@@ -49,7 +49,7 @@ func summary(d cache.Deltas[*testPod]) []string {
 }
 
 func TestDeltaFIFOAccumulatesPerKeyInArrivalOrder(t *testing.T) {
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
 	require.NoError(t, f.Add(newPod("ns", "a", "1")))
 	require.NoError(t, f.Add(newPod("ns", "b", "2")))
 	require.NoError(t, f.Update(newPod("ns", "a", "3")))
@@ -77,7 +77,7 @@ func TestDeltaFIFOAccumulatesPerKeyInArrivalOrder(t *testing.T) {
 
 func TestDeltaFIFOCollapsesConsecutiveDeletes(t *testing.T) {
 	known := indexerOf(t, newPod("ns", "a", "1"))
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 
 	require.NoError(t, f.Delete(newPod("ns", "a", "2")))
 	require.NoError(t, f.Delete(newPod("ns", "a", "3")))
@@ -92,22 +92,22 @@ func TestDeltaFIFOCollapsesConsecutiveDeletes(t *testing.T) {
 }
 
 func TestDeltaFIFODeleteOfUnknownObjectQueuesNothing(t *testing.T) {
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: cache.NewIndexer[*testPod](nil)})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{KnownObjects: cache.NewIndexer[*Pod](nil)})
 	require.NoError(t, f.Delete(newPod("ns", "ghost", "1")))
 	assert.Zero(t, f.Len())
 
-	g := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
+	g := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
 	require.NoError(t, g.Delete(newPod("ns", "ghost", "1")))
 	assert.Zero(t, g.Len(), "without KnownObjects, only queued keys are known")
 }
 
 func TestDeltaFIFOReplace(t *testing.T) {
 	known := indexerOf(t, newPod("ns", "indexed-kept", "1"), newPod("ns", "indexed-gone", "2"))
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 	require.NoError(t, f.Add(newPod("ns", "queued-gone", "3")))
 	require.NoError(t, f.Add(newPod("ns", "queued-kept", "4")))
 
-	require.NoError(t, f.Replace([]*testPod{
+	require.NoError(t, f.Replace([]*Pod{
 		newPod("ns", "indexed-kept", "10"),
 		newPod("ns", "queued-kept", "11"),
 		newPod("ns", "new", "12"),
@@ -129,9 +129,9 @@ func TestDeltaFIFOReplace(t *testing.T) {
 }
 
 func TestDeltaFIFOReplaceWithoutKnownObjects(t *testing.T) {
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
 	require.NoError(t, f.Add(newPod("ns", "a", "1")))
-	require.NoError(t, f.Replace([]*testPod{newPod("ns", "b", "2")}, "3"))
+	require.NoError(t, f.Replace([]*Pod{newPod("ns", "b", "2")}, "3"))
 	p := popOne(t, f)
 	assert.Equal(t, []string{"Added:1", "Deleted:1?"}, summary(p.deltas), "a queued key is known")
 	p = popOne(t, f)
@@ -139,17 +139,17 @@ func TestDeltaFIFOReplaceWithoutKnownObjects(t *testing.T) {
 }
 
 func TestDeltaFIFOReplaceRejectsKeylessItem(t *testing.T) {
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
-	err := f.Replace([]*testPod{newPod("ns", "a", "1"), newPod("ns", "", "2")}, "3")
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
+	err := f.Replace([]*Pod{newPod("ns", "a", "1"), newPod("ns", "", "2")}, "3")
 	assert.ErrorIs(t, err, cache.ErrNoName)
 	assert.Zero(t, f.Len(), "a failed Replace queues nothing")
 	assert.False(t, f.HasSynced())
 }
 
 func TestDeltaFIFOHasSynced(t *testing.T) {
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
 	assert.False(t, f.HasSynced(), "before any Replace")
-	require.NoError(t, f.Replace([]*testPod{newPod("ns", "a", "1"), newPod("ns", "b", "2")}, "5"))
+	require.NoError(t, f.Replace([]*Pod{newPod("ns", "a", "1"), newPod("ns", "b", "2")}, "5"))
 	require.NoError(t, f.Add(newPod("ns", "c", "6")))
 	assert.False(t, f.HasSynced())
 	popOne(t, f)
@@ -157,7 +157,7 @@ func TestDeltaFIFOHasSynced(t *testing.T) {
 
 	// A requeued initial entry is not yet processed.
 	ctx := context.Background()
-	err := f.Pop(ctx, func(string, cache.Deltas[*testPod]) error { return cache.Requeue(errors.New("later")) })
+	err := f.Pop(ctx, func(string, cache.Deltas[*Pod]) error { return cache.Requeue(errors.New("later")) })
 	var rq *cache.RequeueError
 	require.ErrorAs(t, err, &rq, "Pop returns the process error")
 	assert.False(t, f.HasSynced(), "requeued, not processed")
@@ -169,20 +169,20 @@ func TestDeltaFIFOHasSynced(t *testing.T) {
 	assert.True(t, f.HasSynced())
 
 	// Later replaces do not unsync it.
-	require.NoError(t, f.Replace([]*testPod{newPod("ns", "d", "7")}, "8"))
+	require.NoError(t, f.Replace([]*Pod{newPod("ns", "d", "7")}, "8"))
 	assert.True(t, f.HasSynced())
 }
 
 func TestDeltaFIFOHasSyncedAfterEmptyReplace(t *testing.T) {
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
 	require.NoError(t, f.Replace(nil, "1"))
 	assert.True(t, f.HasSynced(), "an empty first list syncs at once")
 }
 
 func TestDeltaFIFORequeueKeepsOrderWithLaterDeltas(t *testing.T) {
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
 	require.NoError(t, f.Add(newPod("ns", "a", "1")))
-	err := f.Pop(context.Background(), func(key string, d cache.Deltas[*testPod]) error {
+	err := f.Pop(context.Background(), func(key string, d cache.Deltas[*Pod]) error {
 		// While a is processed, it changes again.
 		require.NoError(t, f.Update(newPod("ns", "a", "2")))
 		return fmt.Errorf("wrapped: %w", cache.Requeue(nil))
@@ -194,14 +194,14 @@ func TestDeltaFIFORequeueKeepsOrderWithLaterDeltas(t *testing.T) {
 	// Any other error drops the deltas.
 	require.NoError(t, f.Add(newPod("ns", "b", "3")))
 	boom := errors.New("boom")
-	err = f.Pop(context.Background(), func(string, cache.Deltas[*testPod]) error { return boom })
+	err = f.Pop(context.Background(), func(string, cache.Deltas[*Pod]) error { return boom })
 	assert.ErrorIs(t, err, boom)
 	assert.Zero(t, f.Len())
 }
 
 func TestDeltaFIFOResync(t *testing.T) {
 	known := indexerOf(t, newPod("ns", "a", "1"), newPod("ns", "b", "2"))
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 	require.NoError(t, f.Update(newPod("ns", "b", "3")))
 	require.NoError(t, f.Resync())
 
@@ -212,7 +212,7 @@ func TestDeltaFIFOResync(t *testing.T) {
 	assert.Equal(t, "ns/a", p.key)
 	assert.Equal(t, []string{"Sync:1"}, summary(p.deltas))
 
-	g := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
+	g := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
 	require.NoError(t, g.Resync())
 	assert.Zero(t, g.Len(), "without KnownObjects Resync queues nothing")
 }
@@ -221,11 +221,11 @@ func TestDeltaFIFOResync(t *testing.T) {
 // in neither the queue nor (yet) the indexer; a Replace or Resync then must
 // still treat the key as known, in the state being processed.
 func TestDeltaFIFOInFlightKeyIsKnown(t *testing.T) {
-	known := cache.NewIndexer[*testPod](nil)
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	known := cache.NewIndexer[*Pod](nil)
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 	require.NoError(t, known.Add(newPod("ns", "b", "1")))
 	require.NoError(t, f.Update(newPod("ns", "b", "5")))
-	err := f.Pop(context.Background(), func(key string, d cache.Deltas[*testPod]) error {
+	err := f.Pop(context.Background(), func(key string, d cache.Deltas[*Pod]) error {
 		// The relist and the resync happen before b's new state reaches
 		// the indexer.
 		require.NoError(t, f.Resync())
@@ -241,13 +241,13 @@ func TestDeltaFIFOInFlightKeyIsKnown(t *testing.T) {
 }
 
 func TestDeltaFIFOPopWaitsAndEnds(t *testing.T) {
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
 
 	// A waiting Pop gets an object queued later.
 	got := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- f.Pop(context.Background(), func(key string, _ cache.Deltas[*testPod]) error {
+		errc <- f.Pop(context.Background(), func(key string, _ cache.Deltas[*Pod]) error {
 			got <- key
 			return nil
 		})
@@ -258,13 +258,13 @@ func TestDeltaFIFOPopWaitsAndEnds(t *testing.T) {
 
 	// A waiting Pop returns when its context ends.
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { errc <- f.Pop(ctx, func(string, cache.Deltas[*testPod]) error { return nil }) }()
+	go func() { errc <- f.Pop(ctx, func(string, cache.Deltas[*Pod]) error { return nil }) }()
 	cancel()
 	assert.ErrorIs(t, <-errc, context.Canceled)
 
 	// A waiting Pop returns when the queue closes.
 	go func() {
-		errc <- f.Pop(context.Background(), func(string, cache.Deltas[*testPod]) error { return nil })
+		errc <- f.Pop(context.Background(), func(string, cache.Deltas[*Pod]) error { return nil })
 	}()
 	f.Close()
 	assert.ErrorIs(t, <-errc, cache.ErrClosed)
@@ -273,12 +273,12 @@ func TestDeltaFIFOPopWaitsAndEnds(t *testing.T) {
 	assert.ErrorIs(t, f.Add(newPod("ns", "x", "1")), cache.ErrClosed)
 	assert.ErrorIs(t, f.Replace(nil, "1"), cache.ErrClosed)
 	assert.ErrorIs(t, f.Resync(), cache.ErrClosed)
-	assert.ErrorIs(t, f.Pop(context.Background(), func(string, cache.Deltas[*testPod]) error { return nil }), cache.ErrClosed)
-	assert.Error(t, cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{}).Pop(context.Background(), nil), "nil process function")
+	assert.ErrorIs(t, f.Pop(context.Background(), func(string, cache.Deltas[*Pod]) error { return nil }), cache.ErrClosed)
+	assert.Error(t, cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{}).Pop(context.Background(), nil), "nil process function")
 }
 
 func TestDeltaFIFOPopsOneAtATime(t *testing.T) {
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{})
 	require.NoError(t, f.Add(newPod("ns", "a", "1")))
 	require.NoError(t, f.Add(newPod("ns", "b", "1")))
 
@@ -286,7 +286,7 @@ func TestDeltaFIFOPopsOneAtATime(t *testing.T) {
 	releaseA := make(chan struct{})
 	errc := make(chan error, 2)
 	go func() {
-		errc <- f.Pop(context.Background(), func(string, cache.Deltas[*testPod]) error {
+		errc <- f.Pop(context.Background(), func(string, cache.Deltas[*Pod]) error {
 			close(inA)
 			<-releaseA
 			return nil
@@ -297,7 +297,7 @@ func TestDeltaFIFOPopsOneAtATime(t *testing.T) {
 	// ends without having taken b.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	err := f.Pop(ctx, func(string, cache.Deltas[*testPod]) error { return errors.New("second Pop ran concurrently") })
+	err := f.Pop(ctx, func(string, cache.Deltas[*Pod]) error { return errors.New("second Pop ran concurrently") })
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	close(releaseA)
 	require.NoError(t, <-errc)
@@ -307,7 +307,7 @@ func TestDeltaFIFOPopsOneAtATime(t *testing.T) {
 func TestDeltaFIFOBeginReplace(t *testing.T) {
 	stored := newPod("ns", "a", "1")
 	known := indexerOf(t, stored, newPod("ns", "gone", "1"))
-	f := cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	f := cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 	require.NoError(t, f.Update(newPod("ns", "q", "7")))
 
 	r := f.BeginReplace()
@@ -345,9 +345,9 @@ func TestQueuesReadNewestKnownState(t *testing.T) {
 			)
 			var q lenQueue
 			if kind == "DeltaFIFO" {
-				q = cache.NewDeltaFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+				q = cache.NewDeltaFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 			} else {
-				q = cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+				q = cache.NewFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 			}
 			require.NoError(t, q.Update(newPod("ns", "flying", "2")))
 			require.NoError(t, q.Update(newPod("ns", "updated", "3")))
@@ -361,7 +361,7 @@ func TestQueuesReadNewestKnownState(t *testing.T) {
 				}
 				return out
 			}
-			err := q.Pop(context.Background(), func(key string, _ cache.Deltas[*testPod]) error {
+			err := q.Pop(context.Background(), func(key string, _ cache.Deltas[*Pod]) error {
 				require.Equal(t, "ns/flying", key)
 				// ns/flying is neither queued nor yet in the indexer.
 				assert.Equal(t, map[string]string{"ns/indexed": "1", "ns/updated": "3", "ns/flying": "2", "ns/new": "5"}, rvs())

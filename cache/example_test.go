@@ -18,7 +18,8 @@ type Pod struct {
 	Spec            PodSpec `json:"spec"`
 }
 
-// PodSpec is the part of a pod's spec the examples use.
+// PodSpec is the part of a pod's spec the examples and tests use (the
+// tests index pods by node).
 type PodSpec struct {
 	NodeName string `json:"nodeName,omitempty"`
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // popAll pops every queued entry of q and renders each as "key Type:rv".
-func popAll(t *testing.T, q cache.Queue[*testPod], n int) []string {
+func popAll(t *testing.T, q cache.Queue[*Pod], n int) []string {
 	t.Helper()
 	var out []string
 	for range n {
@@ -26,7 +26,7 @@ func popAll(t *testing.T, q cache.Queue[*testPod], n int) []string {
 }
 
 func TestFIFOKeepsArrivalOrderAcrossKeys(t *testing.T) {
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewFIFO(cache.QueueOptions[*Pod]{})
 	require.NoError(t, f.Add(newPod("ns", "a", "1")))
 	require.NoError(t, f.Add(newPod("ns", "b", "2")))
 	require.NoError(t, f.Update(newPod("ns", "a", "3")))
@@ -47,7 +47,7 @@ func TestFIFOKeepsArrivalOrderAcrossKeys(t *testing.T) {
 
 func TestFIFODeleteOfUnknownObjectQueuesNothing(t *testing.T) {
 	known := indexerOf(t, newPod("ns", "k", "1"))
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	f := cache.NewFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 	require.NoError(t, f.Delete(newPod("ns", "ghost", "1")))
 	assert.Zero(t, f.Len())
 	require.NoError(t, f.Delete(newPod("ns", "k", "2")))
@@ -60,11 +60,11 @@ func TestFIFOReplace(t *testing.T) {
 		newPod("ns", "indexed-gone", "2"),
 		newPod("ns", "deleting", "3"),
 	)
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	f := cache.NewFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 	require.NoError(t, f.Add(newPod("ns", "queued-gone", "4")))
 	require.NoError(t, f.Delete(newPod("ns", "deleting", "5")))
 
-	require.NoError(t, f.Replace([]*testPod{newPod("ns", "indexed-kept", "10")}, "20"))
+	require.NoError(t, f.Replace([]*Pod{newPod("ns", "indexed-kept", "10")}, "20"))
 	assert.Equal(t, "20", f.ResourceVersion())
 	got := popAll(t, f, f.Len())
 	assert.Equal(t, []string{"ns/queued-gone Added:4", "ns/deleting Deleted:5", "ns/indexed-kept Replaced:10"}, got[:3])
@@ -73,13 +73,13 @@ func TestFIFOReplace(t *testing.T) {
 }
 
 func TestFIFOHasSyncedAndRequeue(t *testing.T) {
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{})
-	require.NoError(t, f.Replace([]*testPod{newPod("ns", "a", "1"), newPod("ns", "b", "2")}, "3"))
+	f := cache.NewFIFO(cache.QueueOptions[*Pod]{})
+	require.NoError(t, f.Replace([]*Pod{newPod("ns", "a", "1"), newPod("ns", "b", "2")}, "3"))
 	require.NoError(t, f.Update(newPod("ns", "a", "4")))
 	assert.False(t, f.HasSynced())
 
 	// A requeued entry goes back to the head, before a's later update.
-	err := f.Pop(context.Background(), func(string, cache.Deltas[*testPod]) error { return cache.Requeue(nil) })
+	err := f.Pop(context.Background(), func(string, cache.Deltas[*Pod]) error { return cache.Requeue(nil) })
 	var rq *cache.RequeueError
 	require.ErrorAs(t, err, &rq)
 	assert.False(t, f.HasSynced())
@@ -89,21 +89,21 @@ func TestFIFOHasSyncedAndRequeue(t *testing.T) {
 
 	boom := errors.New("boom")
 	require.NoError(t, f.Add(newPod("ns", "c", "5")))
-	assert.ErrorIs(t, f.Pop(context.Background(), func(string, cache.Deltas[*testPod]) error { return boom }), boom)
+	assert.ErrorIs(t, f.Pop(context.Background(), func(string, cache.Deltas[*Pod]) error { return boom }), boom)
 	assert.Zero(t, f.Len(), "any other error drops the entry")
 }
 
 func TestFIFOResyncAndInFlight(t *testing.T) {
 	known := indexerOf(t, newPod("ns", "a", "1"), newPod("ns", "b", "1"))
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	f := cache.NewFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 	require.NoError(t, f.Update(newPod("ns", "b", "2")))
 	require.NoError(t, f.Resync())
 	assert.Equal(t, []string{"ns/b Updated:2", "ns/a Sync:1"}, popAll(t, f, 2), "queued keys get no Sync")
 
 	require.NoError(t, f.Update(newPod("ns", "a", "7")))
-	err := f.Pop(context.Background(), func(key string, d cache.Deltas[*testPod]) error {
+	err := f.Pop(context.Background(), func(key string, d cache.Deltas[*Pod]) error {
 		require.NoError(t, f.Resync())
-		require.NoError(t, f.Replace([]*testPod{newPod("ns", "b", "1")}, "8"))
+		require.NoError(t, f.Replace([]*Pod{newPod("ns", "b", "1")}, "8"))
 		newest, _ := d.Newest()
 		return known.Update(newest.Object)
 	})
@@ -117,7 +117,7 @@ func TestFIFOResyncAndInFlight(t *testing.T) {
 }
 
 func TestFIFOCloseAndCompaction(t *testing.T) {
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewFIFO(cache.QueueOptions[*Pod]{})
 	// Enough entries to exercise the reclaiming of the popped prefix.
 	for i := range 3000 {
 		require.NoError(t, f.Add(newPod("ns", "p", strconv.Itoa(i))))
@@ -132,14 +132,14 @@ func TestFIFOCloseAndCompaction(t *testing.T) {
 	assert.Equal(t, []string{"ns/q Added:late"}, popAll(t, f, 1))
 
 	errc := make(chan error, 1)
-	go func() { errc <- f.Pop(context.Background(), func(string, cache.Deltas[*testPod]) error { return nil }) }()
+	go func() { errc <- f.Pop(context.Background(), func(string, cache.Deltas[*Pod]) error { return nil }) }()
 	f.Close()
 	assert.ErrorIs(t, <-errc, cache.ErrClosed)
 	assert.ErrorIs(t, f.Update(newPod("ns", "x", "1")), cache.ErrClosed)
 }
 
 func TestFIFOBeginReplace(t *testing.T) {
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewFIFO(cache.QueueOptions[*Pod]{})
 	require.NoError(t, f.Add(newPod("ns", "a", "1")))
 	r := f.BeginReplace()
 	cur, ok := r.Lookup("ns", "a")

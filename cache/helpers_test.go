@@ -10,28 +10,16 @@ import (
 	"github.com/kubecache/kubecache/meta"
 )
 
-// testPod is the small object type the tests store: only what the cache
-// looks at, plus one spec field for a custom index.
-type testPod struct {
-	meta.TypeMeta   `json:",inline"`
-	meta.ObjectMeta `json:"metadata"`
-	Spec            testPodSpec `json:"spec"`
-}
-
-type testPodSpec struct {
-	NodeName string `json:"nodeName,omitempty"`
-}
-
 // podOn is newPod for a pod scheduled to node.
-func podOn(node, namespace, name, rv string) *testPod {
+func podOn(node, namespace, name, rv string) *Pod {
 	p := newPod(namespace, name, rv)
 	p.Spec.NodeName = node
 	return p
 }
 
 // newPod returns a pod; labels are given as key, value pairs.
-func newPod(namespace, name, rv string, labels ...string) *testPod {
-	p := &testPod{
+func newPod(namespace, name, rv string, labels ...string) *Pod {
+	p := &Pod{
 		TypeMeta:   meta.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: meta.ObjectMeta{Namespace: namespace, Name: name, ResourceVersion: rv},
 	}
@@ -45,7 +33,7 @@ func newPod(namespace, name, rv string, labels ...string) *testPod {
 }
 
 // byNode indexes pods by spec.nodeName; unscheduled pods are not indexed.
-func byNode(p *testPod) ([]string, error) {
+func byNode(p *Pod) ([]string, error) {
 	if p.Spec.NodeName == "" {
 		return nil, nil
 	}
@@ -54,18 +42,18 @@ func byNode(p *testPod) ([]string, error) {
 
 // nodeIndexer returns an empty Indexer with the "node" index (byNode)
 // beside the namespace index.
-func nodeIndexer(t testing.TB) *cache.Indexer[*testPod] {
+func nodeIndexer(t testing.TB) *cache.Indexer[*Pod] {
 	t.Helper()
-	x := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
+	x := cache.NewIndexer[*Pod](nil)
+	require.NoError(t, x.AddIndexers(cache.Indexers[*Pod]{"node": byNode}))
 	return x
 }
 
 // indexerOf returns an Indexer that holds pods: what a queue's
 // KnownObjects already knows.
-func indexerOf(t *testing.T, pods ...*testPod) *cache.Indexer[*testPod] {
+func indexerOf(t *testing.T, pods ...*Pod) *cache.Indexer[*Pod] {
 	t.Helper()
-	x := cache.NewIndexer[*testPod](nil)
+	x := cache.NewIndexer[*Pod](nil)
 	for _, p := range pods {
 		require.NoError(t, x.Add(p))
 	}
@@ -73,7 +61,7 @@ func indexerOf(t *testing.T, pods ...*testPod) *cache.Indexer[*testPod] {
 }
 
 // byLabelValues indexes a pod under every "key=value" of its labels.
-func byLabelValues(p *testPod) ([]string, error) {
+func byLabelValues(p *Pod) ([]string, error) {
 	out := make([]string, 0, len(p.Labels))
 	for k, v := range p.Labels {
 		out = append(out, k+"="+v)
@@ -82,7 +70,7 @@ func byLabelValues(p *testPod) ([]string, error) {
 }
 
 // keysOf returns the sorted keys of objs.
-func keysOf(objs []*testPod) []string {
+func keysOf(objs []*Pod) []string {
 	out := make([]string, 0, len(objs))
 	for _, o := range objs {
 		out = append(out, meta.Key(o))
@@ -100,8 +88,8 @@ func sorted(s []string) []string {
 
 // The interfaces each type promises.
 var (
-	_ cache.Store[*testPod]        = (*cache.Indexer[*testPod])(nil)
-	_ cache.Queue[*testPod]        = (*cache.DeltaFIFO[*testPod])(nil)
-	_ cache.Queue[*testPod]        = (*cache.FIFO[*testPod])(nil)
-	_ cache.KnownObjects[*testPod] = (*cache.Indexer[*testPod])(nil)
+	_ cache.Store[*Pod]        = (*cache.Indexer[*Pod])(nil)
+	_ cache.Queue[*Pod]        = (*cache.DeltaFIFO[*Pod])(nil)
+	_ cache.Queue[*Pod]        = (*cache.FIFO[*Pod])(nil)
+	_ cache.KnownObjects[*Pod] = (*cache.Indexer[*Pod])(nil)
 )

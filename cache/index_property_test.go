@@ -32,7 +32,7 @@ func testSeed(t *testing.T) uint64 {
 
 // randomPod returns a pod with one of a few names, namespaces, nodes and
 // labels, so that operations collide often.
-func randomPod(r *rand.Rand, rv int) *testPod {
+func randomPod(r *rand.Rand, rv int) *Pod {
 	ns := []string{"", "a", "b", "c"}[r.IntN(4)]
 	name := "p" + strconv.Itoa(r.IntN(12))
 	var labels []string
@@ -57,8 +57,8 @@ func TestIndexProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 
 	x := nodeIndexer(t)
-	model := map[string]*testPod{}
-	indexers := cache.Indexers[*testPod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*testPod], "node": byNode}
+	model := map[string]*Pod{}
+	indexers := cache.Indexers[*Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*Pod], "node": byNode}
 	labelsAdded := false
 
 	const steps = 3000
@@ -102,20 +102,20 @@ func TestIndexProperty(t *testing.T) {
 			require.Same(t, want, old, "DeleteByKey(%q) old at step %d", key, step)
 			delete(model, key)
 		case op < 92:
-			items := make([]*testPod, r.IntN(15))
+			items := make([]*Pod, r.IntN(15))
 			for i := range items {
 				items[i] = randomPod(r, step)
 			}
 			kind, desc = "Replace", fmt.Sprintf("Replace %d items", len(items))
 			require.NoError(t, x.Replace(items, strconv.Itoa(step)))
-			model = map[string]*testPod{}
+			model = map[string]*Pod{}
 			for _, p := range items {
 				model[metaKey(p)] = p
 			}
 		case op < 99:
 			rep := x.BeginReplace()
 			n := r.IntN(15)
-			next := map[string]*testPod{}
+			next := map[string]*Pod{}
 			for range n {
 				p := randomPod(r, step)
 				// Reuse the current object half the time, as a Reflector
@@ -140,7 +140,7 @@ func TestIndexProperty(t *testing.T) {
 				continue
 			}
 			kind, desc = "AddIndexers", "AddIndexers labels"
-			require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"labels": byLabelValues}))
+			require.NoError(t, x.AddIndexers(cache.Indexers[*Pod]{"labels": byLabelValues}))
 			indexers["labels"] = byLabelValues
 			labelsAdded = true
 		}
@@ -153,14 +153,14 @@ func TestIndexProperty(t *testing.T) {
 	t.Logf("%d steps: %v", steps, counts)
 }
 
-func metaKey(p *testPod) string {
+func metaKey(p *Pod) string {
 	k, _ := cache.MetaNamespaceKeyFunc(p)
 	return k
 }
 
 // checkIndexer compares x with model, and each index of x with the index
 // recomputed from model by the same functions.
-func checkIndexer(t *testing.T, x *cache.Indexer[*testPod], model map[string]*testPod, indexers cache.Indexers[*testPod], where string) {
+func checkIndexer(t *testing.T, x *cache.Indexer[*Pod], model map[string]*Pod, indexers cache.Indexers[*Pod], where string) {
 	t.Helper()
 	wantKeys := make([]string, 0, len(model))
 	for k := range model {

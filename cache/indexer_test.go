@@ -12,11 +12,11 @@ import (
 )
 
 func TestIndexerStoreOperations(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
+	x := cache.NewIndexer[*Pod](nil)
 	a := newPod("ns1", "a", "1")
 	b := newPod("ns1", "b", "2")
 	c := newPod("", "c", "3")
-	for _, p := range []*testPod{a, b, c} {
+	for _, p := range []*Pod{a, b, c} {
 		require.NoError(t, x.Add(p))
 	}
 	assert.Equal(t, []string{"c", "ns1/a", "ns1/b"}, sorted(x.ListKeys()))
@@ -43,13 +43,13 @@ func TestIndexerStoreOperations(t *testing.T) {
 }
 
 func TestIndexerRejectsObjectsWithoutKey(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
+	x := cache.NewIndexer[*Pod](nil)
 	assert.ErrorIs(t, x.Add(newPod("ns", "", "1")), cache.ErrNoName)
 	assert.ErrorIs(t, x.Update(nil), cache.ErrNilObject)
 	assert.ErrorIs(t, x.Delete(newPod("ns", "", "1")), cache.ErrNoName)
 	_, _, err := x.Get(nil)
 	assert.ErrorIs(t, err, cache.ErrNilObject)
-	assert.ErrorIs(t, x.Replace([]*testPod{newPod("ns", "a", "1"), newPod("ns", "", "1")}, "5"), cache.ErrNoName)
+	assert.ErrorIs(t, x.Replace([]*Pod{newPod("ns", "a", "1"), newPod("ns", "", "1")}, "5"), cache.ErrNoName)
 	assert.Zero(t, x.Len(), "a failed Add or Replace changes nothing")
 	_, err = x.Index(cache.NamespaceIndex, nil)
 	assert.ErrorIs(t, err, cache.ErrNilObject)
@@ -62,7 +62,7 @@ func TestIndexerReplace(t *testing.T) {
 
 	kept := podOn("n2", "ns2", "kept", "2")
 	dup := podOn("n3", "ns2", "kept", "3") // same key, later: wins
-	require.NoError(t, x.Replace([]*testPod{kept, newPod("ns2", "other", "2"), dup}, "10"))
+	require.NoError(t, x.Replace([]*Pod{kept, newPod("ns2", "other", "2"), dup}, "10"))
 
 	assert.Equal(t, []string{"ns2/kept", "ns2/other"}, sorted(x.ListKeys()))
 	assert.Equal(t, "10", x.ResourceVersion())
@@ -78,8 +78,8 @@ func TestIndexerReplace(t *testing.T) {
 }
 
 func TestIndexerIndexQueries(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
-	pods := []*testPod{
+	x := cache.NewIndexer[*Pod](nil)
+	pods := []*Pod{
 		newPod("ns1", "a", "1", "app", "web", "tier", "front"),
 		newPod("ns1", "b", "1", "app", "db"),
 		newPod("ns2", "c", "1", "app", "web"),
@@ -88,7 +88,7 @@ func TestIndexerIndexQueries(t *testing.T) {
 	for _, p := range pods {
 		require.NoError(t, x.Add(p))
 	}
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"labels": byLabelValues}))
+	require.NoError(t, x.AddIndexers(cache.Indexers[*Pod]{"labels": byLabelValues}))
 
 	got, err := x.ByIndex(cache.NamespaceIndex, "ns1")
 	require.NoError(t, err)
@@ -162,43 +162,43 @@ func TestIndexerUpdateMovesIndexEntries(t *testing.T) {
 }
 
 func TestAddIndexersIndexesExistingObjects(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
+	x := cache.NewIndexer[*Pod](nil)
 	for _, n := range []string{"a", "b", "c"} {
 		p := newPod("ns", n, "1")
 		p.Spec.NodeName = "node-" + n
 		require.NoError(t, x.Add(p))
 	}
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"node": byNode}))
+	require.NoError(t, x.AddIndexers(cache.Indexers[*Pod]{"node": byNode}))
 	got, err := x.ByIndex("node", "node-b")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ns/b"}, keysOf(got))
 }
 
 func TestAddIndexersErrors(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
-	err := x.AddIndexers(cache.Indexers[*testPod]{cache.NamespaceIndex: byNode})
+	x := cache.NewIndexer[*Pod](nil)
+	err := x.AddIndexers(cache.Indexers[*Pod]{cache.NamespaceIndex: byNode})
 	assert.ErrorIs(t, err, cache.ErrIndexExists)
-	assert.Error(t, x.AddIndexers(cache.Indexers[*testPod]{"": byNode}), "empty name")
-	assert.Error(t, x.AddIndexers(cache.Indexers[*testPod]{"n": nil}), "nil function")
+	assert.Error(t, x.AddIndexers(cache.Indexers[*Pod]{"": byNode}), "empty name")
+	assert.Error(t, x.AddIndexers(cache.Indexers[*Pod]{"n": nil}), "nil function")
 
 	require.NoError(t, x.Add(newPod("ns", "bad", "1")))
 	boom := errors.New("boom")
-	failing := func(p *testPod) ([]string, error) {
+	failing := func(p *Pod) ([]string, error) {
 		if p.Name == "bad" {
 			return nil, boom
 		}
 		return nil, nil
 	}
-	err = x.AddIndexers(cache.Indexers[*testPod]{"ok": byNode, "failing": failing})
+	err = x.AddIndexers(cache.Indexers[*Pod]{"ok": byNode, "failing": failing})
 	require.ErrorIs(t, err, boom)
 	assert.Contains(t, err.Error(), `"ns/bad"`, "the error names the object")
 	assert.Len(t, x.GetIndexers(), 1, "a failed AddIndexers adds no index, not even the good one")
 }
 
 func TestIndexFuncErrorLeavesStoreUnchanged(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
+	x := cache.NewIndexer[*Pod](nil)
 	boom := errors.New("boom")
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"strict": func(p *testPod) ([]string, error) {
+	require.NoError(t, x.AddIndexers(cache.Indexers[*Pod]{"strict": func(p *Pod) ([]string, error) {
 		if p.Labels["bad"] != "" {
 			return nil, boom
 		}
@@ -210,13 +210,13 @@ func TestIndexFuncErrorLeavesStoreUnchanged(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 	got, _ := x.GetByKey("ns/p")
 	assert.Same(t, good, got, "a failed Update keeps the stored object")
-	err = x.Replace([]*testPod{newPod("ns", "q", "3", "bad", "yes")}, "3")
+	err = x.Replace([]*Pod{newPod("ns", "q", "3", "bad", "yes")}, "3")
 	require.ErrorIs(t, err, boom)
 	assert.Equal(t, []string{"ns/p"}, x.ListKeys(), "a failed Replace keeps the contents")
 }
 
 func TestIndexerBeginReplace(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
+	x := cache.NewIndexer[*Pod](nil)
 	unchanged := newPod("ns", "same", "5")
 	require.NoError(t, x.Add(unchanged))
 	require.NoError(t, x.Add(newPod("ns", "gone", "6")))
@@ -245,7 +245,7 @@ func TestIndexerBeginReplace(t *testing.T) {
 
 	// An index added while the replacement is staged covers the staged
 	// objects too.
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"name": func(p *testPod) ([]string, error) {
+	require.NoError(t, x.AddIndexers(cache.Indexers[*Pod]{"name": func(p *Pod) ([]string, error) {
 		return []string{p.Name}, nil
 	}}))
 
@@ -264,7 +264,7 @@ func TestIndexerBeginReplace(t *testing.T) {
 }
 
 func TestIndexerBeginReplaceAbort(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
+	x := cache.NewIndexer[*Pod](nil)
 	require.NoError(t, x.Add(newPod("ns", "a", "1")))
 	r := x.BeginReplace()
 	require.NoError(t, r.Add(newPod("ns", "b", "2")))
@@ -275,7 +275,7 @@ func TestIndexerBeginReplaceAbort(t *testing.T) {
 }
 
 func TestReplacementLookupAllocatesNothing(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
+	x := cache.NewIndexer[*Pod](nil)
 	require.NoError(t, x.Add(newPod("some-namespace", "some-rather-long-pod-name-7c5ddbdf54-abcde", "1")))
 	r := x.BeginReplace()
 	defer r.Abort()
@@ -288,13 +288,13 @@ func TestReplacementLookupAllocatesNothing(t *testing.T) {
 }
 
 func TestReplacementLookupWithCustomKeyFunc(t *testing.T) {
-	upper := func(p *testPod) (string, error) {
+	upper := func(p *Pod) (string, error) {
 		if p.Name == "" {
 			return "", cache.ErrNoName
 		}
 		return "K:" + p.Namespace + ":" + p.Name, nil
 	}
-	x := cache.NewIndexer[*testPod](upper)
+	x := cache.NewIndexer[*Pod](upper)
 	stored := newPod("ns", "a", "1")
 	require.NoError(t, x.Add(stored))
 	_, ok := x.GetByKey("K:ns:a")
@@ -310,7 +310,7 @@ func TestReplacementLookupWithCustomKeyFunc(t *testing.T) {
 
 	// A key function that ignores the namespace cannot be trusted to map
 	// namespace/name: Lookup checks what it found.
-	byName := cache.NewIndexer(func(p *testPod) (string, error) { return p.Name, nil })
+	byName := cache.NewIndexer(func(p *Pod) (string, error) { return p.Name, nil })
 	require.NoError(t, byName.Add(newPod("ns1", "a", "1")))
 	r2 := byName.BeginReplace()
 	defer r2.Abort()
@@ -323,8 +323,8 @@ func TestReplacementLookupWithCustomKeyFunc(t *testing.T) {
 // seen by the index, and after the next update the object is indexed under
 // a value it no longer has.
 func TestMutatingSharedObjectBreaksIndex(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"labels": byLabelValues}))
+	x := cache.NewIndexer[*Pod](nil)
+	require.NoError(t, x.AddIndexers(cache.Indexers[*Pod]{"labels": byLabelValues}))
 	require.NoError(t, x.Add(newPod("ns", "p", "1", "app", "web")))
 
 	shared, _ := x.GetByKey("ns/p")
@@ -346,8 +346,8 @@ func TestMutatingSharedObjectBreaksIndex(t *testing.T) {
 	assert.Len(t, got, 1, "the object stays indexed under a value it no longer has")
 
 	// The right way: clone, change the clone, store the clone.
-	y := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, y.AddIndexers(cache.Indexers[*testPod]{"labels": byLabelValues}))
+	y := cache.NewIndexer[*Pod](nil)
+	require.NoError(t, y.AddIndexers(cache.Indexers[*Pod]{"labels": byLabelValues}))
 	require.NoError(t, y.Add(newPod("ns", "p", "1", "app", "web")))
 	orig, _ := y.GetByKey("ns/p")
 	c, err := meta.Clone(orig)

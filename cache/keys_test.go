@@ -12,7 +12,7 @@ import (
 func TestMetaNamespaceKeyFunc(t *testing.T) {
 	tests := []struct {
 		name    string
-		obj     *testPod
+		obj     *Pod
 		want    string
 		wantErr error
 	}{
@@ -44,7 +44,7 @@ func TestMetaNamespaceKeyFuncErrorNamesNamespace(t *testing.T) {
 
 func TestKeyFuncAssignable(t *testing.T) {
 	// The generic key function instantiates where a KeyFunc is expected.
-	var kf cache.KeyFunc[*testPod] = cache.MetaNamespaceKeyFunc
+	var kf cache.KeyFunc[*Pod] = cache.MetaNamespaceKeyFunc
 	got, err := kf(newPod("a", "b", ""))
 	require.NoError(t, err)
 	assert.Equal(t, "a/b", got)

@@ -11,8 +11,8 @@ import (
 )
 
 func TestLister(t *testing.T) {
-	x := cache.NewIndexer[*testPod](nil)
-	for _, p := range []*testPod{
+	x := cache.NewIndexer[*Pod](nil)
+	for _, p := range []*Pod{
 		newPod("ns1", "web-0", "1", "app", "web"),
 		newPod("ns1", "db-0", "1", "app", "db"),
 		newPod("ns2", "web-0", "1", "app", "web", "env", "prod"),

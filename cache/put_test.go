@@ -55,20 +55,20 @@ func TestIndexerPutReturnsReplaced(t *testing.T) {
 }
 
 func TestIndexerPutRefusesBadInput(t *testing.T) {
-	failing := func(p *testPod) ([]string, error) {
+	failing := func(p *Pod) ([]string, error) {
 		if p.Spec.NodeName == "bad" {
 			return nil, errors.New("bad node")
 		}
 		return nil, nil
 	}
-	x := cache.NewIndexer[*testPod](nil)
-	require.NoError(t, x.AddIndexers(cache.Indexers[*testPod]{"f": failing}))
+	x := cache.NewIndexer[*Pod](nil)
+	require.NoError(t, x.AddIndexers(cache.Indexers[*Pod]{"f": failing}))
 	bad := newPod("ns", "a", "1")
 	bad.Spec.NodeName = "bad"
 	for _, tc := range []struct {
 		name string
 		key  string
-		obj  *testPod
+		obj  *Pod
 		want error
 	}{
 		{"empty key", "", newPod("ns", "a", "1"), cache.ErrInvalidKey},
@@ -100,13 +100,13 @@ func TestIndexerPutRefusesBadInput(t *testing.T) {
 // production; the package's tests turn the check on, and it catches a
 // wrong key.
 func TestIndexerPutCustomKeyFunc(t *testing.T) {
-	byName := func(p *testPod) (string, error) {
+	byName := func(p *Pod) (string, error) {
 		if p == nil {
 			return "", cache.ErrNilObject
 		}
 		return "name:" + p.Name, nil
 	}
-	x := cache.NewIndexer[*testPod](byName)
+	x := cache.NewIndexer[*Pod](byName)
 	_, _, err := x.Put("name:a", newPod("ns", "a", "1"))
 	require.NoError(t, err)
 	_, _, err = x.Put("ns/a", newPod("ns", "a", "2"))
@@ -117,23 +117,23 @@ func TestIndexerPutCustomKeyFunc(t *testing.T) {
 // TestFIFOPopReusesOneSlice: Pop hands process a one-delta slice that it
 // reuses and clears, and allocates nothing per entry.
 func TestFIFOPopReusesOneSlice(t *testing.T) {
-	known := cache.NewIndexer[*testPod](nil)
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{KnownObjects: known})
+	known := cache.NewIndexer[*Pod](nil)
+	f := cache.NewFIFO(cache.QueueOptions[*Pod]{KnownObjects: known})
 	defer f.Close()
 	ctx := context.Background()
 	a, b := newPod("ns", "a", "1"), newPod("ns", "b", "1")
 	require.NoError(t, f.Add(a))
 	require.NoError(t, f.Add(b))
 
-	var first, second cache.Deltas[*testPod]
-	require.NoError(t, f.Pop(ctx, func(_ string, ds cache.Deltas[*testPod]) error {
+	var first, second cache.Deltas[*Pod]
+	require.NoError(t, f.Pop(ctx, func(_ string, ds cache.Deltas[*Pod]) error {
 		first = ds
 		require.Len(t, ds, 1)
 		assert.Same(t, a, ds[0].Object)
 		return nil
 	}))
 	assert.Nil(t, first[0].Object, "the slice is cleared once process returns")
-	require.NoError(t, f.Pop(ctx, func(_ string, ds cache.Deltas[*testPod]) error {
+	require.NoError(t, f.Pop(ctx, func(_ string, ds cache.Deltas[*Pod]) error {
 		second = ds
 		assert.Same(t, b, ds[0].Object)
 		return nil
@@ -141,7 +141,7 @@ func TestFIFOPopReusesOneSlice(t *testing.T) {
 	assert.Same(t, &first[0], &second[0], "every Pop hands the same slice")
 
 	pod := newPod("ns", "c", "1")
-	process := func(string, cache.Deltas[*testPod]) error { return nil }
+	process := func(string, cache.Deltas[*Pod]) error { return nil }
 	allocs := testing.AllocsPerRun(100, func() {
 		if err := f.Update(pod); err != nil {
 			t.Fatal(err)
@@ -157,15 +157,15 @@ func TestFIFOPopReusesOneSlice(t *testing.T) {
 // TestFIFOPopRequeueAfterReuse: a requeued entry keeps its delta although
 // the slice process saw is cleared.
 func TestFIFOPopRequeueAfterReuse(t *testing.T) {
-	f := cache.NewFIFO(cache.QueueOptions[*testPod]{})
+	f := cache.NewFIFO(cache.QueueOptions[*Pod]{})
 	defer f.Close()
 	ctx := context.Background()
 	a := newPod("ns", "a", "1")
 	require.NoError(t, f.Add(a))
-	err := f.Pop(ctx, func(string, cache.Deltas[*testPod]) error { return cache.Requeue(errors.New("later")) })
+	err := f.Pop(ctx, func(string, cache.Deltas[*Pod]) error { return cache.Requeue(errors.New("later")) })
 	var rq *cache.RequeueError
 	require.ErrorAs(t, err, &rq)
-	require.NoError(t, f.Pop(ctx, func(key string, ds cache.Deltas[*testPod]) error {
+	require.NoError(t, f.Pop(ctx, func(key string, ds cache.Deltas[*Pod]) error {
 		assert.Equal(t, "ns/a", key)
 		require.Len(t, ds, 1)
 		assert.Same(t, a, ds[0].Object)

@@ -41,7 +41,7 @@ func TestMutatingSharedObjectRaces(t *testing.T) {
 // object while another goroutine, a second reader of the same cache,
 // reads it.
 func mutateWhileReading() {
-	x := cache.NewIndexer[*testPod](nil)
+	x := cache.NewIndexer[*Pod](nil)
 	_ = x.Add(newPod("ns", "p", "1", "app", "web"))
 	done := make(chan struct{})
 	go func() {
