@@ -110,6 +110,23 @@ func TestProtobufCustomResource(t *testing.T) {
 	assert.Equal(t, "application/json", r.header.Get("Content-Type"))
 }
 
+// protobufWatchEvents decodes a protobuf watch stream's frames, each
+// event as JSON, up to the first frame that does not read whole.
+func protobufWatchEvents(t *testing.T, body []byte) []string {
+	t.Helper()
+	rd := bytes.NewReader(body)
+	var events []string
+	for {
+		frame, err := kubeproto.ReadFrame(rd, kubeproto.MaxFrameSize)
+		if err != nil {
+			return events
+		}
+		line, err := kubeproto.DecodeWatchEvent(frame)
+		require.NoError(t, err)
+		events = append(events, string(line))
+	}
+}
+
 func TestProtobufWatch(t *testing.T) {
 	_, c := newTestServer(t, Options{})
 	c.mustCreate(cmPath, `{"metadata":{"name":"a"}}`)
@@ -117,17 +134,7 @@ func TestProtobufWatch(t *testing.T) {
 		"Accept", mediaProtobuf+", application/json")
 	require.Equal(t, http.StatusOK, r.code)
 	assert.Equal(t, mediaProtobuf+";stream=watch", r.header.Get("Content-Type"))
-	rd := bytes.NewReader(r.body)
-	var events []string
-	for {
-		frame, err := kubeproto.ReadFrame(rd, kubeproto.MaxFrameSize)
-		if err != nil {
-			break
-		}
-		line, err := kubeproto.DecodeWatchEvent(frame)
-		require.NoError(t, err)
-		events = append(events, string(line))
-	}
+	events := protobufWatchEvents(t, r.body)
 	require.Len(t, events, 2, "%q", events)
 	assert.True(t, strings.HasPrefix(events[0], `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"`), events[0])
 	assert.Contains(t, events[1], `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":`)

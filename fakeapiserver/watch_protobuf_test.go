@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
 	"testing"
@@ -42,17 +41,7 @@ func TestWatchPartialObjectMetadataProtobuf(t *testing.T) {
 		"Accept", mediaProtobuf+";as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json")
 	require.Equal(t, http.StatusOK, r.code)
 	assert.Equal(t, mediaProtobuf+";stream=watch", r.header.Get("Content-Type"))
-	rd := bytes.NewReader(r.body)
-	var events []string
-	for {
-		frame, err := kubeproto.ReadFrame(rd, kubeproto.MaxFrameSize)
-		if err != nil {
-			break
-		}
-		line, err := kubeproto.DecodeWatchEvent(frame)
-		require.NoError(t, err)
-		events = append(events, string(line))
-	}
+	events := protobufWatchEvents(t, r.body)
 	require.NotEmpty(t, events)
 	assert.True(t, strings.HasPrefix(events[0], `{"type":"ADDED","object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a"`), events[0])
 	assert.Contains(t, events[0], `"labels":{"x":"1"}`)
