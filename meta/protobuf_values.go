@@ -108,12 +108,12 @@ func (f *protoField) decodeRun(data []byte, i int, p unsafe.Pointer, first kubep
 	if err != nil {
 		return 0, err
 	}
+	// Grow the slice in place (reflect.MakeSlice would allocate a
+	// header besides the array).
 	old := v.Len()
-	out := reflect.MakeSlice(f.typ, old+n, old+n)
-	if old > 0 {
-		reflect.Copy(out, v)
-	}
-	base, size := out.UnsafePointer(), f.typ.Elem().Size()
+	v.Grow(n)
+	v.SetLen(old + n)
+	base, size := v.UnsafePointer(), f.typ.Elem().Size()
 	for k := old; k < old+n; k++ {
 		wf, next, _ := kubeproto.ReadField(data, i)
 		i = next
@@ -124,7 +124,6 @@ func (f *protoField) decodeRun(data []byte, i int, p unsafe.Pointer, first kubep
 			return 0, err
 		}
 	}
-	v.Set(out)
 	return end, nil
 }
 
