@@ -64,5 +64,6 @@
 //
 //	protobuf_decode.go      DecodeProtobuf, DecodeProtobufBody, ProtobufDecodable; the plan
 //	protobuf_values.go      the walk over a message and its leaf decoders
+//	protobuf_identity.go    ObjectMeta's name, uid and resourceVersion, decoded into one allocation
 //	protobuf_peek.go        PeekProtobuf, DecodeProtobufListMeta
 package meta

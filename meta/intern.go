@@ -27,6 +27,10 @@ import (
 // reader loads the pointer, compares the length and the bytes, and on a
 // hit returns a string over the entry's bytes; a writer that replaces the
 // slot at the same moment only makes that reader miss.
+//
+// Every entry is valid UTF-8. So bytes equal to an entry are valid too,
+// and the decoders, which must turn invalid UTF-8 into U+FFFD, check the
+// bytes only when the table misses (internValidBytes).
 
 // internMax bounds the strings worth interning: label values and short
 // annotation values repeat across objects, long ones rarely do. It must
@@ -63,7 +67,7 @@ func internStore(slot *atomic.Pointer[byte], b []byte) string {
 }
 
 // intern returns a string equal to s whose bytes are shared with earlier
-// equal strings, when s is short.
+// equal strings, when s is short and valid UTF-8.
 func intern(s string) string {
 	if s == "" || len(s) > internMax {
 		return s
@@ -73,11 +77,15 @@ func intern(s string) string {
 	if ok {
 		return v
 	}
+	if !utf8.Valid(b) {
+		return s
+	}
 	return internStore(slot, b)
 }
 
 // internBytes returns string(b), sharing the bytes of an earlier equal
-// string when b is short; it allocates only when the table misses.
+// string when b is short; it allocates only when the table misses. b must
+// be valid UTF-8.
 func internBytes(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -92,11 +100,36 @@ func internBytes(b []byte) string {
 	return internStore(slot, b)
 }
 
+// internValidBytes is internBytes for bytes that may not be valid UTF-8:
+// it returns their string, interned, when they are, and ok false
+// (nothing stored) when they are not. Validity is checked only on a miss.
+func internValidBytes(b []byte) (s string, ok bool) {
+	if len(b) == 0 {
+		return "", true
+	}
+	if len(b) <= internMax {
+		v, hit, slot := internLookup(b)
+		switch {
+		case hit:
+			return v, true
+		case utf8.Valid(b):
+			return internStore(slot, b), true
+		}
+		return "", false
+	}
+	if !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
+}
+
 // internedContent decodes the contents of a checked JSON string (between
 // the quotes, still escaped) as unquote does, interned.
 func internedContent(content []byte, escaped bool) string {
-	if !escaped && utf8.Valid(content) {
-		return internBytes(content)
+	if !escaped {
+		if s, ok := internValidBytes(content); ok {
+			return s
+		}
 	}
 	return intern(unquote(content))
 }

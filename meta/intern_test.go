@@ -82,3 +82,29 @@ func TestInternConcurrentCollisions(t *testing.T) {
 		require.Fail(t, e)
 	}
 }
+
+// TestInternValidBytes checks the lookup that skips the UTF-8 check on a
+// hit: valid bytes are interned, invalid ones are refused and never
+// stored, so a later lookup of them is refused again.
+func TestInternValidBytes(t *testing.T) {
+	s, ok := internValidBytes([]byte("kube-system"))
+	require.True(t, ok)
+	again, ok := internValidBytes([]byte("kube-system"))
+	require.True(t, ok)
+	assert.True(t, sameBytes(s, again))
+
+	for range 2 {
+		_, ok = internValidBytes([]byte("bad\xffbyte"))
+		assert.False(t, ok, "invalid UTF-8 is refused")
+	}
+	assert.Equal(t, "bad\ufffdbyte", internProtoString([]byte("bad\xffbyte")))
+	assert.Equal(t, "bad\xffbyte", intern("bad\xffbyte"), "intern leaves invalid UTF-8 as it is, unstored")
+	_, ok = internValidBytes([]byte("bad\xffbyte"))
+	assert.False(t, ok)
+
+	_, ok = internValidBytes([]byte(strings.Repeat("\xfe", internMax+1)))
+	assert.False(t, ok, "a long invalid string is refused too")
+	long, ok := internValidBytes([]byte(strings.Repeat("z", internMax+1)))
+	assert.True(t, ok)
+	assert.Len(t, long, internMax+1)
+}

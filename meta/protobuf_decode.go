@@ -135,6 +135,10 @@ type protoPlan struct {
 	// typeMeta: the message's JSON form has kind and apiVersion (from
 	// the envelope).
 	typeMeta bool
+	// identity, in the plan of ObjectMeta, holds the field numbers of
+	// name, uid and resourceVersion, decoded together by decodeIdentity
+	// before the walk (which then skips them); nil otherwise.
+	identity *identityFields
 }
 
 // protoField is where one protobuf field lands and how it is decoded.
@@ -228,6 +232,9 @@ func (b *protoBuilder) plan(t reflect.Type, m kubeproto.Message) *protoPlan {
 		byFold[string(appendFolded(nil, []byte(cands[i].name)))] = &cands[i]
 	}
 	p := &protoPlan{}
+	if t == objectMetaType {
+		p.identity = &identityFields{}
+	}
 	b.building[key] = p
 	for i := range m.NumFields() {
 		fi := m.Field(i)
@@ -255,6 +262,9 @@ func (b *protoBuilder) plan(t reflect.Type, m kubeproto.Message) *protoPlan {
 			f, ok = b.field(t, c, m, i, fi)
 			if !ok {
 				return nil
+			}
+			if p.identity != nil && p.identity.claim(c.field.Name, fi) {
+				f.decode = decodedByIdentity
 			}
 		}
 		p.add(int(fi.Number), f)

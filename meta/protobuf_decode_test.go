@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -288,4 +289,41 @@ func TestDecodeProtobufIntegerWidths(t *testing.T) {
 			assert.Equal(t, want, got)
 		})
 	}
+}
+
+// TestDecodeProtobufIdentity checks ObjectMeta's name, uid and
+// resourceVersion, which are decoded together into one allocation: they
+// share it, a metadata message given twice merges (a field absent from the
+// second keeps the first's value), and invalid UTF-8 is replaced as JSON
+// would.
+func TestDecodeProtobufIdentity(t *testing.T) {
+	meta1 := protobufField(1, append(protobufField(1, []byte("web-0")), protobufField(5, []byte("uid-1"))...))
+	meta2 := protobufField(1, append(protobufField(6, []byte("42")), protobufField(3, []byte("prod"))...))
+	for name, msg := range map[string][]byte{
+		"merged":  append(append([]byte{}, meta1...), meta2...),
+		"last":    append(append([]byte{}, meta1...), protobufField(1, protobufField(1, []byte("web-1")))...),
+		"invalid": protobufField(1, append(protobufField(1, []byte("a\xffb")), protobufField(6, []byte("7"))...)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			js, err := kubeproto.DecodeMessage("v1", "Pod", msg, true)
+			require.NoError(t, err)
+			want, err := Decode[*PartialObjectMetadata](js)
+			require.NoError(t, err)
+			got, err := DecodeProtobuf[*PartialObjectMetadata]("v1", "Pod", msg)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
+
+	got, err := DecodeProtobuf[*PartialObjectMetadata]("v1", "Pod", append(append([]byte{}, meta1...), meta2...))
+	require.NoError(t, err)
+	require.Equal(t, "web-0", got.Name)
+	require.Equal(t, "uid-1", got.UID)
+	assert.Equal(t, unsafe.Add(unsafe.Pointer(unsafe.StringData(got.Name)), len(got.Name)), unsafe.Pointer(unsafe.StringData(got.UID)),
+		"uid follows name in one allocation")
+}
+
+// protobufField encodes a length-delimited field with a one-byte tag.
+func protobufField(num int, data []byte) []byte {
+	return append([]byte{byte(num<<3 | 2), byte(len(data))}, data...)
 }

@@ -27,6 +27,9 @@ func (p *protoPlan) decode(data []byte, v unsafe.Pointer, depth int) error {
 	if depth > maxProtoDepth {
 		return errProtoDepth
 	}
+	if p.identity != nil {
+		p.identity.decode(data, (*ObjectMeta)(v))
+	}
 	for i := 0; i < len(data); {
 		wf, next, err := kubeproto.ReadField(data, i)
 		if err != nil {
@@ -273,8 +276,8 @@ func protoString(b []byte) string {
 
 // internProtoString is protoString, interned.
 func internProtoString(b []byte) string {
-	if utf8.Valid(b) {
-		return internBytes(b)
+	if s, ok := internValidBytes(b); ok {
+		return s
 	}
 	return intern(protoString(b))
 }
