@@ -17,6 +17,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/structural"
 	tbl "github.com/kubecache/kubecache/fakeapiserver/internal/table"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
@@ -239,9 +240,40 @@ func (s *Controllers) crdAfter(ctx context.Context, typ watch.EventType, prev, o
 	if typ == watch.Deleted {
 		return
 	}
-	for _, r := range s.crdResources(obj) {
+	resources := s.crdResources(obj)
+	for _, r := range resources {
 		s.registry.Add(r)
 	}
+	if typ == watch.Modified && len(resources) > 0 {
+		s.reapplySchema(resources)
+	}
+}
+
+// reapplySchema prunes and defaults the stored objects of a changed CRD
+// with the schema of the version each is stored at, as the real server
+// does whenever it reads one: an object stored before a default was added
+// is served with it, one stored with a field since removed without it. No
+// resourceVersion changes and no watch event is sent.
+func (s *Controllers) reapplySchema(resources []*registry.Resource) {
+	byVersion := map[string]*registry.Resource{}
+	for _, r := range resources {
+		byVersion[r.Group+"/"+r.Version] = r
+	}
+	s.store.Rewrite(resources[0].StorageKey(), func(o *storage.Object) *storage.Object {
+		res := byVersion[o.APIVersion]
+		if res == nil || res.CustomSchema == nil {
+			return o
+		}
+		rest, err := storage.RestOf(o)
+		if err != nil {
+			return o
+		}
+		kept, _, _ := validation.CheckCustom(rest, res)
+		if n := o.WithRest(kept); !bytes.Equal(n.Body, o.Body) {
+			return n
+		}
+		return o
+	})
 }
 
 // crdResources derives the served resources of a CRD object.

@@ -33,4 +33,7 @@
 //     supplies, so storage does no wire encoding of its own.
 //   - members.go: FindMember and ReplaceMember, edits of an object's
 //     top-level members.
+//   - rewrite.go: Store.Rewrite, the current objects of a table replaced
+//     without a new resourceVersion or an event (a CRD's changed schema),
+//     and Object.WithRest.
 package storage
