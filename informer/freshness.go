@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,6 +16,19 @@ import (
 // informer records it at two moments: when process finds the queue empty
 // after applying a change, and when a bookmark or a list arrives while the
 // queue is idle (nothing queued, nothing being processed).
+//
+// The reflector writes a change into the queue before it moves its resume
+// point past it, so a drain can fall between the two: process applies the
+// change, finds the queue empty and reads the point from before it. A quiet
+// resource may then send nothing else for minutes, and the record would
+// stay one change behind the cache. Two things close that gap. The queue's
+// writer records the resourceVersion of every change once it is in the
+// queue (written), and a drain takes the newer of that and the resume
+// point. And while someone waits for freshness, the writer itself looks,
+// after each write, whether the queue is already idle (catchUpLocked). A
+// look that finds the queue busy marks the record behind before it checks,
+// and the process loop looks again once the change in hand is done: the
+// change in hand may be the very one, drained a moment too early.
 
 // freshness is the informer's record of the resourceVersion its Indexer
 // reflects. Its fields are guarded by the informer's mu.
@@ -35,6 +49,19 @@ type freshness struct {
 	// wanted counts the handlers with OnBookmark or OnSynced: progress
 	// entries are appended only while it is positive.
 	wanted int
+
+	// The fields below are atomic, read and written without mu.
+	//
+	// written is the resourceVersion, as a number, of the newest change
+	// written to the queue (0 before any); the writer stores it once the
+	// change is queued. A set of namespaces keeps one per member instead.
+	written atomic.Uint64
+	// waiting counts the freshness waits in progress: while it is
+	// positive, each write looks whether the queue is idle.
+	waiting atomic.Int32
+	// behind asks the process loop to look again after its Pop: a look
+	// found the queue busy.
+	behind atomic.Bool
 }
 
 // StaleCacheError is returned by WaitForFreshness when ctx ends before the
@@ -65,6 +92,7 @@ func (e *StaleCacheError) Unwrap() error { return e.Err }
 func (inf *Informer[T]) StoreResourceVersion() string {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
+	inf.catchUpLocked(true)
 	return inf.fresh.rv
 }
 
@@ -94,8 +122,11 @@ func (inf *Informer[T]) WaitForFreshness(ctx context.Context, rv string) error {
 	if err != nil {
 		return fmt.Errorf("%s: wait for freshness: resourceVersion %q is not an unsigned integer", inf.name, rv)
 	}
+	inf.fresh.waiting.Add(1)
+	defer inf.fresh.waiting.Add(-1)
 	for {
 		inf.mu.Lock()
+		inf.catchUpLocked(true)
 		have := inf.fresh.rv
 		if n, err := strconv.ParseUint(have, 10, 64); err == nil && n >= want {
 			inf.mu.Unlock()
@@ -138,33 +169,108 @@ func (inf *Informer[T]) caughtUpLocked(rv string) {
 }
 
 // drainedLocked is called by process, under mu, after it applied a change:
-// if the queue is empty, the Indexer reflects the reflector's resume point.
-// It reads that point before it looks at the queue, since the reflector
-// writes a change before it moves the point past it. It reports whether
-// the queue was empty.
+// if the queue is empty, the Indexer reflects the reflector's resume point
+// and the newest change written. It reads them before it looks at the
+// queue, since a change is written before either moves past it. It
+// reports whether the queue was empty.
 func (inf *Informer[T]) drainedLocked() bool {
 	if inf.queue.Len() != 0 {
 		return false
 	}
-	var rv string
-	if inf.multi != nil {
-		inf.multi.readResumePointsLocked()
-	} else {
-		rv = inf.refl.LastSyncResourceVersion()
-	}
+	rv := inf.resumePointLocked()
 	if inf.queue.Len() != 0 {
 		return false
 	}
 	if inf.multi != nil {
 		rv = inf.multi.caughtUpLocked()
-	} else if l := inf.fresh.listRV; l != "" && (rv == "" || olderRV(rv, l)) {
-		rv = l
 	}
 	inf.caughtUpLocked(rv)
 	if inf.opts.Metrics != nil {
 		inf.opts.Metrics.Set("kubecache_informer_store_objects", float64(inf.indexer.Len()), "informer", inf.name)
 	}
 	return true
+}
+
+// resumePointLocked reads how far the reflector has written: the newest
+// of its resume point, the list queued last and the change written last.
+// For a set of namespaces it reads each member's (readResumePointsLocked)
+// and returns "". The caller holds mu.
+func (inf *Informer[T]) resumePointLocked() string {
+	if inf.multi != nil {
+		inf.multi.readResumePointsLocked()
+		return ""
+	}
+	rv := inf.refl.LastSyncResourceVersion()
+	if l := inf.fresh.listRV; l != "" && (rv == "" || olderRV(rv, l)) {
+		rv = l
+	}
+	return newerWritten(rv, inf.fresh.written.Load())
+}
+
+// newerWritten returns the written resourceVersion w if it is newer than
+// rv (or rv is ""), else rv.
+func newerWritten(rv string, w uint64) string {
+	if w == 0 {
+		return rv
+	}
+	if n, err := strconv.ParseUint(rv, 10, 64); rv != "" && (err != nil || n >= w) {
+		return rv
+	}
+	return strconv.FormatUint(w, 10)
+}
+
+// catchUpLocked records, if the queue is idle, that the Indexer reflects
+// how far the reflector has written. It is called outside process: by a
+// write someone waits on, a bookmark, a list, a freshness read or wait,
+// and by the process loop after a Pop. A look that may find the queue
+// busy with the change in hand (mark) first asks the process loop to look
+// again: that change may have been drained before this look could read
+// what moved. The caller holds mu.
+func (inf *Informer[T]) catchUpLocked(mark bool) {
+	if inf.idle == nil {
+		return
+	}
+	if mark {
+		inf.fresh.behind.Store(true)
+	}
+	rv := inf.resumePointLocked()
+	if !inf.idle.Idle() {
+		return
+	}
+	if inf.multi != nil {
+		rv = inf.multi.caughtUpLocked()
+	}
+	inf.caughtUpLocked(rv)
+	inf.log.publishLocked()
+}
+
+// lookAgain is the process loop's second look after a Pop, when a look
+// found the queue busy.
+func (inf *Informer[T]) lookAgain() {
+	if !inf.fresh.behind.Load() {
+		return
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	inf.fresh.behind.Store(false)
+	inf.catchUpLocked(false)
+}
+
+// wrote is called by the queue's writer once a change at resourceVersion
+// rv is in the queue: it stores rv in into (the informer's written, or a
+// member's) and, while someone waits for freshness, catches up.
+func (inf *Informer[T]) wrote(rv string, into *atomic.Uint64) {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return
+	}
+	into.Store(n)
+	if inf.fresh.waiting.Load() == 0 {
+		return
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	inf.catchUpLocked(true)
 }
 
 // countEvent counts one change applied to the cache.
@@ -188,16 +294,7 @@ func (inf *Informer[T]) progressed(rv string, relist bool) {
 	} else {
 		inf.fresh.bookmark = true
 	}
-	if inf.idle != nil && inf.idle.Idle() {
-		if inf.multi != nil {
-			// rv is one namespace's: the cache reflects the oldest
-			// of them.
-			inf.multi.readResumePointsLocked()
-			rv = inf.multi.caughtUpLocked()
-		}
-		inf.caughtUpLocked(rv)
-		inf.log.publishLocked()
-	}
+	inf.catchUpLocked(true)
 }
 
 // idler is a queue that can tell that everything written to it has been

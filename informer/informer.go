@@ -471,6 +471,7 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 		if ctx.Err() != nil || errors.Is(err, cache.ErrClosed) {
 			return
 		}
+		inf.lookAgain()
 		inf.checkSynced()
 		if err != nil {
 			inf.report(fmt.Errorf("%s: %w", inf.name, err))

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubecache/kubecache/meta"
@@ -80,6 +81,9 @@ type member[T meta.Object] struct {
 	live                bool
 	listRV, seen, fresh string
 	waiters             chan struct{}
+	// written is the resourceVersion, as a number, of the member's newest
+	// change written to the queue (see freshness.go); atomic.
+	written atomic.Uint64
 }
 
 // newNamespaceSet returns the empty set of inf, with the informer that
@@ -277,11 +281,7 @@ func (s *namespaceSet[T]) maybeLaunch() {
 	s.inf.mu.Lock()
 	defer s.inf.mu.Unlock()
 	// The queue may have been drained before Replace returned.
-	if s.inf.idle != nil && s.inf.idle.Idle() {
-		s.readResumePointsLocked()
-		s.inf.caughtUpLocked(s.caughtUpLocked())
-		s.inf.log.publishLocked()
-	}
+	s.inf.catchUpLocked(true)
 }
 
 // relisted queues a live member's relist and records its resourceVersion,
@@ -307,6 +307,7 @@ func (s *namespaceSet[T]) readResumePointsLocked() {
 		if m.seen == "" || olderRV(m.seen, m.listRV) {
 			m.seen = m.listRV
 		}
+		m.seen = newerWritten(m.seen, m.written.Load())
 	}
 }
 
@@ -338,8 +339,11 @@ func (s *namespaceSet[T]) waitFresh(ctx context.Context, ns, rv string) error {
 	if err != nil {
 		return fmt.Errorf("%s: wait for freshness: resourceVersion %q is not an unsigned integer", s.inf.name, rv)
 	}
+	s.inf.fresh.waiting.Add(1)
+	defer s.inf.fresh.waiting.Add(-1)
 	for {
 		s.inf.mu.Lock()
+		s.inf.catchUpLocked(true)
 		i := slices.IndexFunc(s.views, func(m *member[T]) bool { return m.ns == ns })
 		if i < 0 {
 			s.inf.mu.Unlock()

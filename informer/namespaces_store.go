@@ -30,32 +30,41 @@ type memberStore[T meta.Object] struct {
 
 // Add writes obj.
 func (s *memberStore[T]) Add(obj T) error {
-	return s.write(func(q *queueStore[T]) error { return q.Add(obj) }, func(buf map[string]T) { buf[meta.Key(obj)] = obj })
+	return s.write(obj, func(q *queueStore[T]) error { return q.Add(obj) }, func(buf map[string]T) { buf[meta.Key(obj)] = obj })
 }
 
 // Update writes obj.
 func (s *memberStore[T]) Update(obj T) error {
-	return s.write(func(q *queueStore[T]) error { return q.Update(obj) }, func(buf map[string]T) { buf[meta.Key(obj)] = obj })
+	return s.write(obj, func(q *queueStore[T]) error { return q.Update(obj) }, func(buf map[string]T) { buf[meta.Key(obj)] = obj })
 }
 
 // Delete deletes obj.
 func (s *memberStore[T]) Delete(obj T) error {
-	return s.write(func(q *queueStore[T]) error { return q.Delete(obj) }, func(buf map[string]T) { delete(buf, meta.Key(obj)) })
+	return s.write(obj, func(q *queueStore[T]) error { return q.Delete(obj) }, func(buf map[string]T) { delete(buf, meta.Key(obj)) })
 }
 
-// write applies one change: to the buffer before the launch, handed to
-// the queue after, not at all once the namespace is removed.
-func (s *memberStore[T]) write(queue func(*queueStore[T]) error, buffer func(map[string]T)) error {
+// write applies one change, obj: to the buffer before the launch, handed
+// to the queue after, not at all once the namespace is removed.
+func (s *memberStore[T]) write(obj T, queue func(*queueStore[T]) error, buffer func(map[string]T)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.removed:
 		return nil
 	case s.direct:
-		return queue(s.set.inf.store)
+		return s.wrote(obj, queue(s.set.inf.store))
 	}
 	buffer(s.buf)
 	return nil
+}
+
+// wrote notes, for the member's freshness, that obj went to the queue
+// (err nil).
+func (s *memberStore[T]) wrote(obj T, err error) error {
+	if err == nil {
+		s.set.inf.wrote(changeRV(obj), &s.m.written)
+	}
+	return err
 }
 
 // Replace is the end of one of the namespace's lists: kept until the

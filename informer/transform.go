@@ -48,27 +48,48 @@ type queueStore[T meta.Object] struct {
 }
 
 func (s *queueStore[T]) Add(obj T) error {
+	rv := changeRV(obj)
 	obj, err := s.transformed(obj, s.storedFunc(obj))
 	if err != nil {
 		return err
 	}
-	return s.q.Add(obj)
+	return s.wrote(rv, s.q.Add(obj))
 }
 
 func (s *queueStore[T]) Update(obj T) error {
+	rv := changeRV(obj)
 	obj, err := s.transformed(obj, s.storedFunc(obj))
 	if err != nil {
 		return err
 	}
-	return s.q.Update(obj)
+	return s.wrote(rv, s.q.Update(obj))
 }
 
 func (s *queueStore[T]) Delete(obj T) error {
+	rv := changeRV(obj)
 	obj, err := s.transformed(obj, s.storedFunc(obj))
 	if err != nil {
 		return err
 	}
-	return s.q.Delete(obj)
+	return s.wrote(rv, s.q.Delete(obj))
+}
+
+// wrote notes a change at rv written to the queue (err nil), for the
+// informer's freshness; a set of namespaces notes it per member instead.
+func (s *queueStore[T]) wrote(rv string, err error) error {
+	if err == nil && s.inf.multi == nil {
+		s.inf.wrote(rv, &s.inf.fresh.written)
+	}
+	return err
+}
+
+// changeRV is the resourceVersion of the change obj is, as received
+// (before a transform).
+func changeRV[T meta.Object](obj T) string {
+	if meta.IsNil(obj) {
+		return ""
+	}
+	return obj.GetObjectMeta().ResourceVersion
 }
 
 func (s *queueStore[T]) Replace(items []T, resourceVersion string) error {

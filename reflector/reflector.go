@@ -283,6 +283,9 @@ func (r *Reflector[T]) backOff(ctx context.Context, s BackingOff) outcome {
 // replace swaps the store's contents for buf in one step and records the
 // sync.
 func (r *Reflector[T]) replace(buf *buffer[T], rv string) error {
+	// The server has answered: say so before the store can show the list
+	// to anyone, so that a reader who sees the sync also sees the answer.
+	r.markHeard()
 	if err := buf.commit(rv); err != nil {
 		return fmt.Errorf("replace store: %w", err)
 	}
@@ -292,7 +295,6 @@ func (r *Reflector[T]) replace(buf *buffer[T], rv string) error {
 	r.mu.Unlock()
 	r.m.lastSync = rv
 	r.listed = buf.n
-	r.markHeard()
 	if r.resyncer != nil && r.nextResync.IsZero() {
 		r.nextResync = r.clock.Now().Add(r.opts.ResyncPeriod)
 	}

@@ -1,6 +1,7 @@
 package reflector
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
@@ -275,6 +276,10 @@ func TestProtobufWatchError(t *testing.T) {
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`)
 	tr := runTraced[*ConfigMap](t, c, Source{Resource: "configmaps"})
 	tr.await(t, "sync", synced)
+	// The list's sync comes before the watch that follows it is open.
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	require.NoError(t, srv.WaitForWatchers(ctx, "configmaps", 1))
 	srv.FailNext(fakeapiserver.FailRule{Match: fakeapiserver.Match{Verb: "watch", Resource: "configmaps"}, Code: 410})
 	require.Equal(t, 1, srv.CutWatches(fakeapiserver.Match{Resource: "configmaps"}, fakeapiserver.CutClean))
 	tr.await(t, "the relist", func(events []TraceEvent) bool {

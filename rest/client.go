@@ -138,8 +138,12 @@ func NewClient(cfg *Config) (*Client, error) {
 	if exec != nil {
 		exec.certChanged = c.transport.CloseIdleConnections
 	}
+	var next http.RoundTripper = c.transport
+	if !cfg.DisableCompression {
+		next = &gzipRoundTripper{next: next}
+	}
 	c.http = &http.Client{
-		Transport: &authRoundTripper{next: c.transport, creds: creds, log: c.log, clock: c.clock},
+		Transport: &authRoundTripper{next: next, creds: creds, log: c.log, clock: c.clock},
 		// The API server does not redirect; a redirect would carry the
 		// credentials elsewhere.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

@@ -54,8 +54,8 @@ type Config struct {
 	// (HTTPS_PROXY, NO_PROXY...).
 	ProxyURL string
 
-	// DisableCompression turns off the transparent gzip the transport asks
-	// for.
+	// DisableCompression turns off the transparent gzip the client asks
+	// for (and decodes) when a request names no Accept-Encoding.
 	DisableCompression bool
 
 	// UserAgent overrides the default "kubecache/<version> (<os>/<arch>)".

@@ -32,6 +32,8 @@
 //	incluster.go   InClusterConfig: the service account of a pod
 //	exec.go        exec credential plugins (off the learner's path)
 //	transport.go   TLS configuration and the HTTP/1.1+HTTP/2 transport
+//	gzip.go        gzip asked for and decoded member by member (a streaming
+//	               list's last event is not held back until the next one)
 //	auth.go        bearer tokens (static, file, exec), basic auth,
 //	               impersonation headers, User-Agent, request logging
 //	ratelimit.go   the client-side token bucket (QPS, Burst)

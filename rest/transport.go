@@ -127,9 +127,10 @@ func newHTTPTransport(cfg *Config, tc *tls.Config, proxy func(*http.Request) (*u
 		TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConnsPerHost: 25,
 		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  cfg.DisableCompression,
-		ForceAttemptHTTP2:   true,
-		Protocols:           &protocols,
+		// gzip is asked for and decoded by gzipRoundTripper (gzip.go).
+		DisableCompression: true,
+		ForceAttemptHTTP2:  true,
+		Protocols:          &protocols,
 		HTTP2: &http.HTTP2Config{
 			SendPingTimeout: idle,
 			PingTimeout:     ping,

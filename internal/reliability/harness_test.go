@@ -610,7 +610,22 @@ func startWith[T meta.Object](e *env, kind, name string, res resource, ropts ref
 				"handler": model.Snapshot(),
 			}
 		}
-		run = inf.Run
+		run = func(ctx context.Context) error {
+			// The informer turns synced after its handler saw the
+			// list, and nothing else would wake a waiter then.
+			ctx, cancel := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			defer cancel()
+			wg.Go(func() {
+				select {
+				case <-inf.Synced():
+					e.mon.Touch()
+				case <-ctx.Done():
+				}
+			})
+			return inf.Run(ctx)
+		}
 	default:
 		e.t.Fatalf("unknown client kind %q", kind)
 	}
