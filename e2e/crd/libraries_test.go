@@ -9,23 +9,7 @@ import (
 
 // libsCRD's rules call the Kubernetes quantity, semver and format
 // libraries; its messages show what validate() reports.
-const libsCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: e2elibs.e2e.kubecache.io}
-spec:
-  group: e2e.kubecache.io
-  names: {plural: e2elibs, kind: E2ELib}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
+var libsCRD = e2eCRD("e2elibs", "E2ELib", `
             properties:
               q:
                 type: string
@@ -54,7 +38,7 @@ spec:
                 - {rule: "false", messageExpression: "'uri: ' + format.uri().validate(self).orValue(['ok'])[0]"}
                 - {rule: "false", messageExpression: "'uuid: ' + format.uuid().validate(self).orValue(['ok'])[0]"}
                 - {rule: "false", messageExpression: "'date: ' + format.date().validate(self).orValue(['ok'])[0]"}
-                - {rule: "false", messageExpression: "'prefix: ' + format.dns1123LabelPrefix().validate(self).orValue(['ok'])[0]"}`
+                - {rule: "false", messageExpression: "'prefix: ' + format.dns1123LabelPrefix().validate(self).orValue(['ok'])[0]"}`)
 
 // TestCustomResourceRuleQuantitySemverFormat: the quantity, semver and
 // format libraries answer as the real server's, including quantities

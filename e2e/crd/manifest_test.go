@@ -8,6 +8,16 @@ import "strings"
 // its "type: object": YAML lines indented twelve spaces (a leading
 // newline is dropped, so a raw string can start on its own line).
 func e2eCRD(plural, kind, spec string) string {
+	return e2eRootCRD(plural, kind, `
+        properties:
+          spec:
+            type: object
+`+strings.TrimPrefix(spec, "\n"))
+}
+
+// e2eRootCRD is e2eCRD with the rest of the objects' whole schema after
+// its "type: object": YAML lines indented eight spaces.
+func e2eRootCRD(plural, kind, schema string) string {
 	return `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: ` + plural + `.e2e.kubecache.io}
@@ -22,8 +32,5 @@ spec:
     schema:
       openAPIV3Schema:
         type: object
-        properties:
-          spec:
-            type: object
-` + strings.TrimPrefix(spec, "\n")
+` + strings.TrimPrefix(schema, "\n")
 }

@@ -7,20 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-const rootCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: e2eroots.e2e.kubecache.io}
-spec:
-  group: e2e.kubecache.io
-  names: {plural: e2eroots, kind: E2ERoot}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
+var rootCRD = e2eRootCRD("e2eroots", "E2ERoot", `
         x-kubernetes-validations:
         - {rule: "self.metadata.name.startsWith('a')", message: name}
         - {rule: "!has(self.metadata.generateName) || self.metadata.generateName == 'a-'", message: generateName}
@@ -32,7 +19,7 @@ spec:
             type: object
             properties:
               x: {type: integer}
-`
+`)
 
 // TestCustomResourceRootRulesReadMetadata: a rule at the root of a
 // custom resource reads self.apiVersion, self.kind, self.metadata.name
@@ -55,23 +42,10 @@ func TestCustomResourceRootRulesReadMetadata(t *testing.T) {
 		c.do(http.MethodGet, roots+"/abc", "", "").object(t)["metadata"].(map[string]any)["resourceVersion"].(string)+`"},"spec":{"x":1}}`, "")
 	assert.Equal(t, []string{"FieldValueInvalid <nil>: Invalid value: shrink"}, r.causes(t))
 
-	bad := toJSON(t, `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: e2erootbads.e2e.kubecache.io}
-spec:
-  group: e2e.kubecache.io
-  names: {plural: e2erootbads, kind: E2ERootBad}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
+	bad := toJSON(t, e2eRootCRD("e2erootbads", "E2ERootBad", `
         x-kubernetes-validations:
         - rule: "self.metadata.labels.size() > 0"
-`)
+`))
 	assert.Equal(t, []string{"FieldValueInvalid spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: " +
 		`{"Rule":"self.metadata.labels.size() \u003e 0","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: ` +
 		"compilation failed: ERROR: <input>:1:14: undefined field 'labels'\n | self.metadata.labels.size() > 0\n | .............^"},
