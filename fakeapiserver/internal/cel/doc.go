@@ -22,6 +22,8 @@
 //   - library_net.go: the Kubernetes ip, cidr and url libraries.
 //   - library_quantity.go, library_semver.go, library_format.go: the
 //     Kubernetes quantity, semver and format libraries.
+//   - library_values.go: the conversions the values of those three
+//     libraries' object types share.
 //   - root.go: the root of a resource as rules see it (apiVersion, kind,
 //     metadata.name and metadata.generateName).
 //   - check.go: Rules.Check, the rules run against an object (and the

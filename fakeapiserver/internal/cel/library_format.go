@@ -1,7 +1,6 @@
 package cel
 
 import (
-	"errors"
 	"net/url"
 	"reflect"
 	"strings"
@@ -24,18 +23,10 @@ type formatVal struct {
 }
 
 func (f formatVal) ConvertToNative(reflect.Type) (any, error) {
-	return nil, errors.New("type conversion error from 'Format'")
+	return nil, nativeConversionError("Format")
 }
 
-func (f formatVal) ConvertToType(t ref.Type) ref.Val {
-	switch t {
-	case formatType:
-		return f
-	case types.TypeType:
-		return formatType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", formatType.TypeName(), t.TypeName())
-}
+func (f formatVal) ConvertToType(t ref.Type) ref.Val { return convertObjectValue(f, formatType, t) }
 
 func (f formatVal) Equal(other ref.Val) ref.Val {
 	o, ok := other.(formatVal)

@@ -2,7 +2,6 @@ package cel
 
 import (
 	"cmp"
-	"errors"
 	"math/big"
 	"math/bits"
 	"reflect"
@@ -138,18 +137,10 @@ func fitsAt(q quantityVal, scale int) bool {
 }
 
 func (q quantityVal) ConvertToNative(reflect.Type) (any, error) {
-	return nil, errors.New("type conversion error from 'Quantity'")
+	return nil, nativeConversionError("Quantity")
 }
 
-func (q quantityVal) ConvertToType(t ref.Type) ref.Val {
-	switch t {
-	case quantityType:
-		return q
-	case types.TypeType:
-		return quantityType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", quantityType.TypeName(), t.TypeName())
-}
+func (q quantityVal) ConvertToType(t ref.Type) ref.Val { return convertObjectValue(q, quantityType, t) }
 
 func (q quantityVal) Equal(other ref.Val) ref.Val {
 	o, ok := other.(quantityVal)

@@ -26,18 +26,10 @@ type semverVal struct {
 }
 
 func (v semverVal) ConvertToNative(reflect.Type) (any, error) {
-	return nil, errors.New("type conversion error from 'Semver'")
+	return nil, nativeConversionError("Semver")
 }
 
-func (v semverVal) ConvertToType(t ref.Type) ref.Val {
-	switch t {
-	case semverType:
-		return v
-	case types.TypeType:
-		return semverType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", semverType.TypeName(), t.TypeName())
-}
+func (v semverVal) ConvertToType(t ref.Type) ref.Val { return convertObjectValue(v, semverType, t) }
 
 func (v semverVal) Equal(other ref.Val) ref.Val {
 	o, ok := other.(semverVal)
