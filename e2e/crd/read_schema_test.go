@@ -11,27 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const readsCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: e2ereads.e2e.kubecache.io}
-spec:
-  group: e2e.kubecache.io
-  names: {plural: e2ereads, kind: E2ERead}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
+var readsCRD = e2eCRD("e2ereads", "E2ERead", `
             properties:
               a: {type: string}
               old: {type: string}
-`
+`)
 
 // TestCustomResourceReadWithChangedSchema: once a CRD gains defaults and
 // loses a field, an object stored before is read with the defaults and
