@@ -37,11 +37,14 @@ func (s *Server) writeProtobufList(w http.ResponseWriter, n request.Negotiation,
 	item := func(obj *storage.Object) []byte {
 		return obj.Encoded(key, func() []byte { return protobufItem(obj, n.Format, itemKind, apiVersion) })
 	}
-	// Two passes over the page (sizes, then bytes) rather than a slice
-	// of every item: the second finds each encoding cached.
+	// The items' encodings are looked up once and kept for the write:
+	// the envelope needs the total size first, and a second lookup per
+	// item costs more (its cache misses) than a slice of them.
+	items := make([][]byte, len(page.items))
 	size := len(meta)
-	for _, obj := range page.items {
-		size += kubeproto.ListItemSize(len(item(obj)))
+	for i, obj := range page.items {
+		items[i] = item(obj)
+		size += kubeproto.ListItemSize(len(items[i]))
 	}
 	h := w.Header()
 	request.SetBodyHeaders(h, n)
@@ -56,9 +59,8 @@ func (s *Server) writeProtobufList(w http.ResponseWriter, n request.Negotiation,
 	_, _ = bw.Write(prefix)
 	_, _ = bw.Write(meta)
 	var tag []byte
-	for _, obj := range page.items {
+	for _, data := range items {
 		// The item's tag and length, then its bytes as stored.
-		data := item(obj)
 		tag = kubeproto.AppendListItemHeader(tag[:0], len(data))
 		_, _ = bw.Write(tag)
 		_, _ = bw.Write(data)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/meta"
@@ -15,10 +14,6 @@ import (
 // version however many lists and watchers ask for it. Storage does not
 // know the versionEncodings: callers name them and say how to build them.
 type versionEncodings struct {
-	// last is the entry found or built most recently: a list asks for
-	// the same encoding of every object, so most lookups end here
-	// without the lock.
-	last atomic.Pointer[versionEncoding]
 	// mu guards entries.
 	mu      sync.Mutex
 	entries []*versionEncoding
@@ -40,21 +35,21 @@ func (o *Object) Encoded(key string, build func() []byte) []byte {
 	if o.encodings == nil {
 		return build()
 	}
-	e := o.encodings
-	if x := e.last.Load(); x != nil && x.key == key {
+	if x := o.lastEncoding.Load(); x != nil && x.key == key {
 		return x.data
 	}
+	e := o.encodings
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, x := range e.entries {
 		if x.key == key {
-			e.last.Store(x)
+			o.lastEncoding.Store(x)
 			return x.data
 		}
 	}
 	x := &versionEncoding{key, build()}
 	e.entries = append(e.entries, x)
-	e.last.Store(x)
+	o.lastEncoding.Store(x)
 	return x.data
 }
 

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/meta"
 )
 
 // Object is one version of one object as the store holds it. It is
-// immutable once built: lists, watch events and snapshots share it.
+// immutable once built: lists, watch events and snapshots share it,
+// always through a pointer (it is not copied: it carries its cache of
+// encodings).
 //
 // The JSON is kept without its kind and apiVersion (body starts at
 // `"metadata":`), so the same bytes serve an object (`{"kind":…,
@@ -31,8 +34,12 @@ type Object struct {
 	// metadata.name and metadata.namespace).
 	Fields map[string]string
 	RV     int64
-	// encodings caches this version's other encodings (see Encoded).
-	encodings *versionEncodings
+	// lastEncoding is the encoding found or built most recently: a list
+	// asks for the same encoding of every object, so most lookups end
+	// here, reading nothing but the object. encodings caches this
+	// version's other encodings (see Encoded).
+	lastEncoding atomic.Pointer[versionEncoding]
+	encodings    *versionEncodings
 }
 
 const metadataPrefix = `"metadata":`
@@ -131,9 +138,8 @@ func (o *Object) WithResourceVersion(rv int64) (*Object, error) {
 	body = append(body, mj...)
 	metaEnd := len(body)
 	body = append(body, rest...)
-	c := *o
-	c.Meta, c.Body, c.MetaEnd, c.RV, c.encodings = m, body, metaEnd, rv, &versionEncodings{}
-	return &c, nil
+	return &Object{Key: o.Key, Kind: o.Kind, APIVersion: o.APIVersion, Meta: m, Body: body, MetaEnd: metaEnd,
+		Fields: o.Fields, RV: rv, encodings: &versionEncodings{}}, nil
 }
 
 // SameContent reports whether two versions hold the same object apart from
