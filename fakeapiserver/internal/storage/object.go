@@ -138,8 +138,15 @@ func (o *Object) WithResourceVersion(rv int64) (*Object, error) {
 	body = append(body, mj...)
 	metaEnd := len(body)
 	body = append(body, rest...)
+	return o.withBody(m, body, metaEnd, rv), nil
+}
+
+// withBody returns a new version of o (same key, kind, apiVersion and
+// selectable fields) with other metadata and bytes and its own, empty,
+// encodings cache.
+func (o *Object) withBody(m *meta.ObjectMeta, body []byte, metaEnd int, rv int64) *Object {
 	return &Object{Key: o.Key, Kind: o.Kind, APIVersion: o.APIVersion, Meta: m, Body: body, MetaEnd: metaEnd,
-		Fields: o.Fields, RV: rv, encodings: &versionEncodings{}}, nil
+		Fields: o.Fields, RV: rv, encodings: &versionEncodings{}}
 }
 
 // SameContent reports whether two versions hold the same object apart from

@@ -10,12 +10,9 @@ import (
 // apiVersion and metadata) are rest; its metadata, resourceVersion and
 // selectable fields are o's, its cached encodings its own.
 func (o *Object) WithRest(rest []jsonv.Member) *Object {
-	c := *o
 	body := slices.Clip(o.Body[:o.MetaEnd])
 	body = append(body, EncodeRest(rest)...)
-	c.Body = append(body, '}')
-	c.encodings = &versionEncodings{}
-	return &c
+	return o.withBody(o.Meta, append(body, '}'), o.MetaEnd, o.RV)
 }
 
 // Rewrite replaces the current objects of table by what fn returns for
