@@ -17,4 +17,5 @@
 //	mutating_test.go the mutating admission policy row
 //	cost_test.go    a rule too expensive for the estimated cost limit
 //	selectable_test.go deprecated versions' warnings, selectableFields
+//	manifest_test.go e2eCRD, e2eRootCRD: the manifest of a one-version CRD around its schema
 package crd
