@@ -12,13 +12,16 @@ import (
 // cache of 50,000 pods holds a few thousand distinct such strings, not
 // hundreds of thousands of copies.
 //
-// The table is a direct-mapped cache: a string's hash picks one slot, a
-// hit returns the slot's string, a miss puts the new string there. Unlike
-// a global canonical map it needs no weak references and no cleanup, its
-// memory is bounded (internSlots strings of at most internMax bytes), and
-// a lookup from bytes allocates nothing when it hits. A collision only
-// costs sharing, never correctness: the string returned always equals the
-// one asked for.
+// The table is a two-way set-associative cache: a string's hash picks a
+// set of two slots, a hit returns the string of either, a miss puts the
+// new string in the first slot and moves the first slot's string to the
+// second. So two repeated strings whose hashes pick the same set both stay
+// (with one slot per set they would evict each other on every object that
+// holds both). Unlike a global canonical map it needs no weak references
+// and no cleanup, its memory is bounded (internSlots strings of at most
+// internMax bytes), and a lookup from bytes allocates nothing when it
+// hits. A collision only costs sharing, never correctness: the string
+// returned always equals the one asked for.
 //
 // The table takes no lock, because every decoder on every goroutine looks
 // strings up in it, a dozen times per object. A slot is one atomic pointer
@@ -26,7 +29,8 @@ import (
 // written once before the pointer is published and never changed. A
 // reader loads the pointer, compares the length and the bytes, and on a
 // hit returns a string over the entry's bytes; a writer that replaces the
-// slot at the same moment only makes that reader miss.
+// slot at the same moment only makes that reader miss, and a reader that
+// sees a set halfway through a writer's two stores finds one string twice.
 //
 // Every entry is valid UTF-8. So bytes equal to an entry are valid too,
 // and the decoders, which must turn invalid UTF-8 into U+FFFD, check the
@@ -37,32 +41,45 @@ import (
 // fit the entry's length byte.
 const internMax = 64
 
-// internSlots is the number of slots in the table (a power of two).
+// internSlots is the number of slots in the table (a power of two), in
+// internSlots/2 sets of two; the two slots of a set share a cache line.
 const internSlots = 1 << 16
 
+// internSet is one set of the table: two slots, the newer first.
+type internSet [2]atomic.Pointer[byte]
+
 var (
-	internTable [internSlots]atomic.Pointer[byte]
+	internTable [internSlots / 2]internSet
 	internSeed  = maphash.MakeSeed()
 )
 
-// internLookup returns the string in the slot for b when it equals b, and
-// the slot.
-func internLookup(b []byte) (string, bool, *atomic.Pointer[byte]) {
-	slot := &internTable[maphash.Bytes(internSeed, b)&(internSlots-1)]
-	if e := slot.Load(); e != nil && int(*e) == len(b) {
-		if s := unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(e), 1)), len(b)); s == string(b) {
-			return s, true, slot
-		}
-	}
-	return "", false, slot
+// internSetOf returns the set a string's bytes belong to.
+func internSetOf(b []byte) *internSet {
+	return &internTable[maphash.Bytes(internSeed, b)&(internSlots/2-1)]
 }
 
-// internStore puts a copy of b into slot and returns the copy as a string.
-func internStore(slot *atomic.Pointer[byte], b []byte) string {
+// internLookup returns the string of the set for b that equals b, if
+// any, and the set.
+func internLookup(b []byte) (string, bool, *internSet) {
+	set := internSetOf(b)
+	for k := range set {
+		if e := set[k].Load(); e != nil && int(*e) == len(b) {
+			if s := unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(e), 1)), len(b)); s == string(b) {
+				return s, true, set
+			}
+		}
+	}
+	return "", false, set
+}
+
+// internStore puts a copy of b first in set, moving the set's first string
+// to its second slot, and returns the copy as a string.
+func internStore(set *internSet, b []byte) string {
 	e := make([]byte, 1+len(b))
 	e[0] = byte(len(b))
 	copy(e[1:], b)
-	slot.Store(&e[0])
+	set[1].Store(set[0].Load())
+	set[0].Store(&e[0])
 	return unsafe.String(&e[1], len(b))
 }
 

@@ -2,7 +2,6 @@ package meta
 
 import (
 	"fmt"
-	"hash/maphash"
 	"strings"
 	"sync"
 	"testing"
@@ -33,38 +32,54 @@ func TestInternShares(t *testing.T) {
 	assert.True(t, sameBytes(internBytes([]byte(edge)), internBytes([]byte(edge))), "a string of internMax bytes is shared")
 }
 
-// collidingStrings returns two different short strings that hash to the
-// same slot of the table.
-func collidingStrings(t *testing.T) (string, string) {
+// collidingStrings returns n different short strings that belong to the
+// same set of the table.
+func collidingStrings(t *testing.T, n int) []string {
 	t.Helper()
-	seen := map[uint64]string{}
-	for i := range 1 << 20 {
+	seen := map[*internSet][]string{}
+	for i := range 1 << 22 {
 		s := fmt.Sprintf("value-%d", i)
-		slot := maphash.String(internSeed, s) & (internSlots - 1)
-		if prev, ok := seen[slot]; ok {
-			return prev, s
+		set := internSetOf([]byte(s))
+		seen[set] = append(seen[set], s)
+		if len(seen[set]) == n {
+			return seen[set]
 		}
-		seen[slot] = s
 	}
-	t.Fatal("no two strings share a slot")
-	return "", ""
+	t.Fatalf("no %d strings share a set", n)
+	return nil
 }
 
-// TestInternConcurrentCollisions looks up two strings that share a slot,
-// and strings of the same length that differ, from several goroutines at
+// TestInternKeepsTwoOfASet checks that two strings of one set both stay
+// interned while they alternate, and that a third evicts the older.
+func TestInternKeepsTwoOfASet(t *testing.T) {
+	s := collidingStrings(t, 3)
+	set := internSetOf([]byte(s[0]))
+	set[0].Store(nil) // start from an empty set, whatever ran before
+	set[1].Store(nil)
+	a, b := internBytes([]byte(s[0])), internBytes([]byte(s[1]))
+	for range 3 {
+		assert.True(t, sameBytes(a, internBytes([]byte(s[0]))), "first of the set")
+		assert.True(t, sameBytes(b, internBytes([]byte(s[1]))), "second of the set")
+	}
+	internBytes([]byte(s[0])) // a hit moves nothing: b is still the newer
+	c := internBytes([]byte(s[2]))
+	assert.True(t, sameBytes(c, internBytes([]byte(s[2]))), "the third is stored")
+	assert.True(t, sameBytes(b, internBytes([]byte(s[1]))), "the newer of the two stays")
+	assert.False(t, sameBytes(a, internBytes([]byte(s[0]))), "the older is evicted")
+}
+
+// TestInternConcurrentCollisions looks up three strings that share a set
+// (so that they keep evicting each other) from several goroutines at
 // once: every lookup returns a string equal to the one asked for (the race
-// detector checks the slot's publication).
+// detector checks the slots' publication).
 func TestInternConcurrentCollisions(t *testing.T) {
-	a, b := collidingStrings(t)
+	s := collidingStrings(t, 3)
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 2000 {
-				want := a
-				if (i+g)%2 == 0 {
-					want = b
-				}
+				want := s[(i+g)%3]
 				if got := internBytes([]byte(want)); got != want {
 					errs <- fmt.Sprintf("internBytes(%q) = %q", want, got)
 					return
