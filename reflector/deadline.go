@@ -65,8 +65,8 @@ func (r *Reflector[T]) openWatch(ctx context.Context, d time.Duration, opts List
 	wctx, dl := r.startDeadline(ctx, d)
 	wctx, wire := withWireNote(wctx)
 	w, err := r.lw.Watch(wctx, opts, known)
-	if err == nil && *wire != "" {
-		r.trace(WatchOpened{Wire: *wire})
+	if err == nil && wire.Wire != "" {
+		r.trace(WatchOpened{Wire: wire.Wire, ContentEncoding: wire.ContentEncoding})
 	}
 	if ctx.Err() == nil && err == nil {
 		return w, dl, outcome{}

@@ -171,7 +171,7 @@ func (r *Reflector[T]) list(ctx context.Context, s Listing) outcome {
 			}
 			return outcome{err: err}
 		}
-		r.trace(ListPageReceived{Page: page, Items: buf.n - before, ResourceVersion: lm.ResourceVersion, More: lm.Continue != "", Wire: *wire})
+		r.trace(ListPageReceived{Page: page, Items: buf.n - before, ResourceVersion: lm.ResourceVersion, More: lm.Continue != "", Wire: wire.Wire, ContentEncoding: wire.ContentEncoding})
 		if listRV == "" {
 			// Every page reports the first page's resourceVersion.
 			listRV = lm.ResourceVersion

@@ -38,8 +38,11 @@ type ListPageReceived struct {
 	ResourceVersion string
 	More            bool
 	// Wire is the page's encoding ("" when the ListerWatcher does not
-	// say: one not built by NewListWatch).
-	Wire rest.Wire
+	// say: one not built by NewListWatch), ContentEncoding the
+	// compression it came in ("gzip", decoded by the client; "" for
+	// none).
+	Wire            rest.Wire
+	ContentEncoding string
 }
 
 // ListRestarted: a continue token expired (410) in the middle of a list;
@@ -138,11 +141,12 @@ func (e ListRequested) String() string {
 	return b.String()
 }
 
-// String returns e.g. "page 1: 500 items rv=17, more".
+// String returns e.g. "page 1: 500 items rv=17, more", or with the
+// encoding "page 1: 500 items rv=17 (protobuf, gzip)".
 func (e ListPageReceived) String() string {
 	out := "page " + strconv.Itoa(e.Page) + ": " + strconv.Itoa(e.Items) + " items " + rvString(e.ResourceVersion)
 	if e.Wire != "" {
-		out += " (" + string(e.Wire) + ")"
+		out += " (" + string(e.Wire) + encodingSuffix(e.ContentEncoding) + ")"
 	}
 	if e.More {
 		out += ", more"

@@ -95,32 +95,46 @@ func listItemKind(list meta.TypeMeta) string {
 	return kind
 }
 
-// wireNoteKey carries a *rest.Wire through a List or Watch call's context,
-// so a ListerWatcher can tell the reflector's trace which encoding the
-// server answered in.
+// wireNoteKey carries a *rest.Encoding through a List or Watch call's
+// context, so a ListerWatcher can tell the reflector's trace how the
+// server encoded its answer.
 type wireNoteKey struct{}
 
 // withWireNote returns ctx carrying a fresh note, and the note.
-func withWireNote(ctx context.Context) (context.Context, *rest.Wire) {
-	note := new(rest.Wire)
+func withWireNote(ctx context.Context) (context.Context, *rest.Encoding) {
+	note := new(rest.Encoding)
 	return context.WithValue(ctx, wireNoteKey{}, note), note
 }
 
-// noteWire records the wire format of a response in ctx's note, if any.
-func noteWire(ctx context.Context, w rest.Wire) {
-	if note, ok := ctx.Value(wireNoteKey{}).(*rest.Wire); ok {
-		*note = w
+// noteWire records how a response was encoded in ctx's note, if any.
+func noteWire(ctx context.Context, e rest.Encoding) {
+	if note, ok := ctx.Value(wireNoteKey{}).(*rest.Encoding); ok {
+		*note = e
 	}
 }
 
 // WatchOpened: the server answered a WATCH request; Wire is the encoding
-// of its stream. It is reported for ListerWatchers that tell the wire
-// (those built by NewListWatch).
+// of its stream and ContentEncoding the compression it came in ("gzip",
+// decoded by the client: a streaming list from a server with
+// WatchListCompression; "" for none). It is reported for ListerWatchers
+// that tell the wire (those built by NewListWatch).
 type WatchOpened struct {
-	Wire rest.Wire
+	Wire            rest.Wire
+	ContentEncoding string
 }
 
 func (WatchOpened) isTraceEvent() {}
 
-// String returns e.g. "watch opened (protobuf)".
-func (e WatchOpened) String() string { return "watch opened (" + string(e.Wire) + ")" }
+// String returns e.g. "watch opened (protobuf)" or "watch opened
+// (protobuf, gzip)".
+func (e WatchOpened) String() string {
+	return "watch opened (" + string(e.Wire) + encodingSuffix(e.ContentEncoding) + ")"
+}
+
+// encodingSuffix is ", <encoding>" for a compressed response, "" else.
+func encodingSuffix(contentEncoding string) string {
+	if contentEncoding == "" {
+		return ""
+	}
+	return ", " + contentEncoding
+}

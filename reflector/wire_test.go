@@ -76,19 +76,33 @@ type traced[T meta.Object] struct {
 
 func runTraced[T meta.Object](t *testing.T, c *rest.Client, src Source) *traced[T] {
 	t.Helper()
+	return runTracedWith[T](t, c, src, Options{DisableStreamingList: true})
+}
+
+// runTracedWith is runTraced with the reflector's options (Trace is set).
+func runTracedWith[T meta.Object](t *testing.T, c *rest.Client, src Source, opts Options) *traced[T] {
+	t.Helper()
 	tr := &traced[T]{store: cache.NewIndexer[T](nil), change: make(chan struct{})}
 	lw, err := NewListWatch[T](c, src)
 	require.NoError(t, err)
-	r, err := NewReflector[T](lw, tr.store, Options{DisableStreamingList: true, Trace: func(e TraceEvent) {
+	opts.Trace = func(e TraceEvent) {
 		tr.mu.Lock()
 		defer tr.mu.Unlock()
 		tr.events = append(tr.events, e)
 		close(tr.change)
 		tr.change = make(chan struct{})
-	}})
+	}
+	r, err := NewReflector[T](lw, tr.store, opts)
 	require.NoError(t, err)
 	runUntil(t, r.Run)
 	return tr
+}
+
+// allTraces returns the trace so far.
+func (tr *traced[T]) allTraces() []TraceEvent {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return append([]TraceEvent(nil), tr.events...)
 }
 
 // await waits until ok holds for the recorded trace.
@@ -293,4 +307,46 @@ func TestProtobufWatchError(t *testing.T) {
 	})
 	pages, _ := tr.wires()
 	assert.Equal(t, []rest.Wire{rest.WireProtobuf, rest.WireProtobuf}, pages)
+}
+
+// TestTraceSaysWhenCompressed: a streaming list comes gzip-encoded from a
+// server with WatchListCompression, and the trace says so; the plain
+// watch that resumes after a cut comes as it is. With DisableCompression
+// nothing is compressed.
+func TestTraceSaysWhenCompressed(t *testing.T) {
+	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
+	c := newClient(t, srv.URL())
+	postRaw(t, c, []string{"api", "v1", "namespaces", "default", "configmaps"},
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`)
+	opened := func(n int) func([]TraceEvent) bool {
+		return func(events []TraceEvent) bool {
+			k := 0
+			for _, e := range events {
+				if _, ok := e.(WatchOpened); ok {
+					k++
+				}
+			}
+			return k >= n
+		}
+	}
+	tr := runTracedWith[*ConfigMap](t, c, Source{Resource: "configmaps"}, Options{})
+	tr.await(t, "the streaming list", opened(1))
+	tr.await(t, "sync", synced)
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	require.NoError(t, srv.WaitForWatchers(ctx, "configmaps", 1))
+	require.Equal(t, 1, srv.CutWatches(fakeapiserver.Match{Resource: "configmaps"}, fakeapiserver.CutClean))
+	tr.await(t, "the resumed watch", opened(2))
+	got := tracesOf[WatchOpened](tr)
+	assert.Equal(t, WatchOpened{Wire: rest.WireProtobuf, ContentEncoding: "gzip"}, got[0])
+	assert.Equal(t, "watch opened (protobuf, gzip)", got[0].String())
+	assert.Equal(t, WatchOpened{Wire: rest.WireProtobuf}, got[1])
+
+	plain, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1, DisableCompression: true})
+	require.NoError(t, err)
+	t.Cleanup(plain.CloseIdleConnections)
+	tr = runTracedWith[*ConfigMap](t, plain, Source{Resource: "configmaps"}, Options{})
+	tr.await(t, "the streaming list", opened(1))
+	got = tracesOf[WatchOpened](tr)
+	assert.Equal(t, WatchOpened{Wire: rest.WireProtobuf}, got[0])
 }

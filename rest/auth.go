@@ -208,7 +208,11 @@ func (rt *authRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 		rt.log.Debug("request failed", "method", req.Method, "url", req.URL.Redacted(), "err", err)
 		return nil, err
 	}
-	rt.log.Debug("request", "method", req.Method, "url", req.URL.Redacted(), "status", resp.StatusCode, "proto", resp.Proto, "elapsed", rt.clock.Now().Sub(start))
+	if resp.Uncompressed {
+		rt.log.Debug("request", "method", req.Method, "url", req.URL.Redacted(), "status", resp.StatusCode, "proto", resp.Proto, "encoding", "gzip", "elapsed", rt.clock.Now().Sub(start))
+	} else {
+		rt.log.Debug("request", "method", req.Method, "url", req.URL.Redacted(), "status", resp.StatusCode, "proto", resp.Proto, "elapsed", rt.clock.Now().Sub(start))
+	}
 	rt.creds.observe(resp.StatusCode, gen, hasToken)
 	return resp, nil
 }

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/internal/await"
+	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
 )
 
@@ -172,4 +174,32 @@ func FuzzGzipBody(f *testing.F) {
 		assert.LessOrEqual(t, len(out), 1<<20)
 		require.NoError(t, g.Close())
 	})
+}
+
+// TestGzipListSaysItWasCompressed: ListWire reports the Content-Encoding
+// a list came in, and its items decode.
+func TestGzipListSaysItWasCompressed(t *testing.T) {
+	list := `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a"}}]}`
+	var plain atomic.Bool
+	srv := newPlainServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if plain.Load() {
+			_, _ = io.WriteString(w, list)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		_, _ = w.Write(gzipMember(t, list))
+	}))
+	c := newTestClient(t, &Config{Host: srv.URL})
+	items := 0
+	_, lm, enc, err := c.Get().Resource("pods").ListWire(t.Context(), func(meta.TypeMeta, []byte, Wire) error { items++; return nil })
+	require.NoError(t, err)
+	assert.Equal(t, Encoding{Wire: WireJSON, ContentEncoding: "gzip"}, enc)
+	assert.Equal(t, "9", lm.ResourceVersion)
+	assert.Equal(t, 1, items)
+
+	plain.Store(true)
+	_, _, enc, err = c.Get().Resource("pods").ListWire(t.Context(), func(meta.TypeMeta, []byte, Wire) error { return nil })
+	require.NoError(t, err)
+	assert.Equal(t, Encoding{Wire: WireJSON}, enc)
 }

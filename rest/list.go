@@ -43,8 +43,9 @@ func (r *Request) ListItems(ctx context.Context, each func(list meta.TypeMeta, i
 
 // listStream sends the list request with accept as its default Accept
 // header and streams the items of the response, JSON or protobuf as its
-// Content-Type says, to each with the response's wire format.
-func (r *Request) listStream(ctx context.Context, accept string, each func(list meta.TypeMeta, item []byte, wire Wire) error) (meta.TypeMeta, meta.ListMeta, Wire, error) {
+// Content-Type says, to each with the response's wire format. It returns
+// how the response was encoded.
+func (r *Request) listStream(ctx context.Context, accept string, each func(list meta.TypeMeta, item []byte, wire Wire) error) (meta.TypeMeta, meta.ListMeta, Encoding, error) {
 	if r.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.timeout)
@@ -64,17 +65,18 @@ func (r *Request) listStream(ctx context.Context, accept string, each func(list 
 	}
 	resp, err := r.send(ctx, accept)
 	if err != nil {
-		return meta.TypeMeta{}, meta.ListMeta{}, "", fail(err)
+		return meta.TypeMeta{}, meta.ListMeta{}, Encoding{}, fail(err)
 	}
 	if !isSuccess(resp.StatusCode) {
-		return meta.TypeMeta{}, meta.ListMeta{}, "", fmt.Errorf("%s: %w", what, responseError(resp))
+		return meta.TypeMeta{}, meta.ListMeta{}, Encoding{}, fmt.Errorf("%s: %w", what, responseError(resp))
 	}
 	body := &boundedBody{r: resp.Body, limit: r.c.maxListBytes, what: "Config.MaxListBytes", guard: guard}
 	defer body.Close()
 	if guard != nil {
 		guard.progress()
 	}
-	wire := wireOf(resp.Header.Get("Content-Type"))
+	enc := encodingOf(resp)
+	wire := enc.Wire
 	items, maxItems := 0, r.c.maxListItems
 	counted := func(list meta.TypeMeta, item []byte) error {
 		if items++; items > maxItems {
@@ -90,9 +92,9 @@ func (r *Request) listStream(ctx context.Context, accept string, each func(list 
 		tm, lm, err = listscan.ScanTyped(body, counted)
 	}
 	if err != nil {
-		return tm, lm, wire, fail(err)
+		return tm, lm, enc, fail(err)
 	}
-	return tm, lm, wire, nil
+	return tm, lm, enc, nil
 }
 
 // ListAs sends the request (a GET on a collection) and decodes the list

@@ -101,50 +101,50 @@ func (r *Request) Transport(t WatchTransport) *Request {
 
 // openWatch sends the watch request and returns the event stream.
 func (r *Request) openWatch(ctx context.Context) (io.ReadCloser, error) {
-	body, wire, err := r.openWatchWire(ctx)
-	if err == nil && wire != WireJSON {
+	body, enc, err := r.openWatchWire(ctx)
+	if err == nil && enc.Wire != WireJSON {
 		_ = body.Close()
-		return nil, fmt.Errorf("%s: %w: the server answered a JSON watch in %s (use WatchDecodedWire)", r.describe("watch"), ErrUnexpectedWire, wire)
+		return nil, fmt.Errorf("%s: %w: the server answered a JSON watch in %s (use WatchDecodedWire)", r.describe("watch"), ErrUnexpectedWire, enc.Wire)
 	}
 	return body, err
 }
 
 // openWatchWire sends the watch request and returns the event stream and
-// its wire format.
-func (r *Request) openWatchWire(ctx context.Context) (io.ReadCloser, Wire, error) {
+// how it is encoded.
+func (r *Request) openWatchWire(ctx context.Context) (io.ReadCloser, Encoding, error) {
 	what := r.describe("watch")
 	if r.params.Get("watch") == "" {
 		r.params.Set("watch", "true")
 	}
 	var (
 		body io.ReadCloser
-		wire = WireJSON
+		enc  = Encoding{Wire: WireJSON}
 		err  error
 	)
 	switch r.transport {
 	case WatchOverHTTP:
-		body, wire, err = r.openChunked(ctx)
+		body, enc, err = r.openChunked(ctx)
 	case WatchOverWebsocket:
 		body, err = r.dialWebsocket(ctx)
 	default:
 		err = fmt.Errorf("%w: unknown watch transport %d", ErrInvalidRequest, int(r.transport))
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", what, err)
+		return nil, Encoding{}, fmt.Errorf("%s: %w", what, err)
 	}
-	return body, wire, nil
+	return body, enc, nil
 }
 
 // openChunked sends the watch as a plain GET whose body streams events.
-func (r *Request) openChunked(ctx context.Context) (io.ReadCloser, Wire, error) {
+func (r *Request) openChunked(ctx context.Context) (io.ReadCloser, Encoding, error) {
 	resp, err := r.send(ctx, r.accept())
 	if err != nil {
-		return nil, "", err
+		return nil, Encoding{}, err
 	}
 	if !isSuccess(resp.StatusCode) {
-		return nil, "", responseError(resp)
+		return nil, Encoding{}, responseError(resp)
 	}
-	return resp.Body, wireOf(resp.Header.Get("Content-Type")), nil
+	return resp.Body, encodingOf(resp), nil
 }
 
 // Stream sends the request and returns the response body unread; the

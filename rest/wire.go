@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/http"
 
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -62,6 +63,24 @@ func (w Wire) String() string {
 	return string(w)
 }
 
+// Encoding is how the server encoded a response: its wire format, and
+// the Content-Encoding its body was sent in ("gzip", which the client
+// decodes; "" for a body sent as it is). Only a response the client asked
+// to be compressed is decoded (see Config.DisableCompression).
+type Encoding struct {
+	Wire            Wire
+	ContentEncoding string
+}
+
+// encodingOf reads how resp was encoded.
+func encodingOf(resp *http.Response) Encoding {
+	e := Encoding{Wire: wireOf(resp.Header.Get("Content-Type")), ContentEncoding: resp.Header.Get("Content-Encoding")}
+	if resp.Uncompressed {
+		e.ContentEncoding = "gzip"
+	}
+	return e
+}
+
 // wireOf reads the wire format from a response's Content-Type.
 func wireOf(contentType string) Wire {
 	mt, _, err := mime.ParseMediaType(contentType)
@@ -91,9 +110,9 @@ func (r *Request) accept() string {
 // encoding (see Request.Wire). each receives every item with the
 // response's wire format: for WireJSON the item's JSON, for WireProtobuf
 // its bare protobuf message (to be decoded as the list's kind minus
-// "List", see meta.DecodeProtobuf). ListWire returns the wire format the
-// server chose.
-func (r *Request) ListWire(ctx context.Context, each func(list meta.TypeMeta, item []byte, wire Wire) error) (meta.TypeMeta, meta.ListMeta, Wire, error) {
+// "List", see meta.DecodeProtobuf). ListWire returns how the server
+// encoded the response: the wire format it chose and its Content-Encoding.
+func (r *Request) ListWire(ctx context.Context, each func(list meta.TypeMeta, item []byte, wire Wire) error) (meta.TypeMeta, meta.ListMeta, Encoding, error) {
 	return r.listStream(ctx, r.accept(), each)
 }
 
@@ -103,17 +122,19 @@ func (r *Request) ListWire(ctx context.Context, each func(list meta.TypeMeta, it
 // WireProtobuf its whole protobuf body (kubeproto.Magic and the envelope
 // naming its kind; see meta.DecodeProtobufBody). A protobuf stream is
 // length-prefixed WatchEvent frames; its in-stream ERROR Status is
-// converted to JSON for the event's Status. WatchDecodedWire returns the
-// wire format the server chose.
-func WatchDecodedWire[T any](ctx context.Context, r *Request, decode func(raw []byte, wire Wire) (T, error)) (watch.Interface[T], Wire, error) {
-	body, wire, err := r.openWatchWire(ctx)
+// converted to JSON for the event's Status. WatchDecodedWire returns how
+// the server encoded the stream: the wire format it chose and its
+// Content-Encoding.
+func WatchDecodedWire[T any](ctx context.Context, r *Request, decode func(raw []byte, wire Wire) (T, error)) (watch.Interface[T], Encoding, error) {
+	body, enc, err := r.openWatchWire(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, Encoding{}, err
 	}
+	wire := enc.Wire
 	opts := watch.DecoderOptions{MaxFrameSize: r.c.maxFrame}
 	if wire == WireProtobuf {
 		frames := newProtobufFrames(body, opts.MaxFrameSize)
-		return watch.NewFrameWatcher(ctx, body, frames, func(raw []byte) (T, error) { return decode(raw, WireProtobuf) }), wire, nil
+		return watch.NewFrameWatcher(ctx, body, frames, func(raw []byte) (T, error) { return decode(raw, WireProtobuf) }), enc, nil
 	}
-	return watch.NewStreamWatcher(ctx, body, func(raw []byte) (T, error) { return decode(raw, WireJSON) }, opts), wire, nil
+	return watch.NewStreamWatcher(ctx, body, func(raw []byte) (T, error) { return decode(raw, WireJSON) }, opts), enc, nil
 }
