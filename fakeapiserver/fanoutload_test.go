@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,13 +15,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 )
 
 // The fan-out load harness behind TestLoadFanOut (build tag load) and
 // BenchmarkFanOutLoad: objects ConfigMaps in one namespace, watchers HTTP
-// watches over loopback that count frames by their newlines (no JSON
-// decoding: the clients share the machine with the server), and one
+// watches over loopback that count frames without decoding them (JSON
+// ones by their newlines, protobuf ones by their length prefixes: the
+// clients share the machine with the server), and one
 // writer committing updates in process through the same update path as a
 // PUT (decode, validation, managedFields, commit) at a fixed rate, or as
 // fast as it can with rate 0.
@@ -28,6 +32,9 @@ import (
 // fanoutLoad configures one run.
 type fanoutLoad struct {
 	objects, watchers, events int
+	// protobuf is how many of the watchers ask for protobuf (the first
+	// ones); the others ask for JSON.
+	protobuf int
 	// rate is updates per second; 0 writes back to back.
 	rate float64
 	// queue is the server's WatchQueueLength.
@@ -101,12 +108,20 @@ func processCPU() time.Duration {
 }
 
 // frameCounter reads one watch response and records when each frame's
-// newline arrived, in nanoseconds after base.
+// end arrived, in nanoseconds after base: a JSON frame's newline, or the
+// last byte of a protobuf frame (a 4-byte big-endian length, then that
+// many bytes).
 type frameCounter struct {
 	at []int64
 	// reads counts the reads that returned data: about one per flush.
 	reads int
 	err   error
+	// lengthPrefixed says the frames are protobuf ones; head holds the
+	// part of a length read so far, and body the bytes of the current
+	// frame still to come.
+	lengthPrefixed bool
+	head           []byte
+	body           int
 }
 
 func (fc *frameCounter) run(body interface{ Read([]byte) (int, error) }, base time.Time, want int) {
@@ -116,7 +131,13 @@ func (fc *frameCounter) run(body interface{ Read([]byte) (int, error) }, base ti
 		if n > 0 {
 			fc.reads++
 			now := int64(time.Since(base))
-			for k := bytes.Count(buf[:n], []byte{'\n'}); k > 0; k-- {
+			k := 0
+			if fc.lengthPrefixed {
+				k = fc.prefixedFrames(buf[:n])
+			} else {
+				k = bytes.Count(buf[:n], []byte{'\n'})
+			}
+			for ; k > 0; k-- {
 				fc.at = append(fc.at, now)
 			}
 		}
@@ -125,6 +146,33 @@ func (fc *frameCounter) run(body interface{ Read([]byte) (int, error) }, base ti
 			return
 		}
 	}
+}
+
+// prefixedFrames returns how many length-prefixed frames end in p, which
+// continues the bytes read before.
+func (fc *frameCounter) prefixedFrames(p []byte) int {
+	k := 0
+	for len(p) > 0 {
+		if fc.body > 0 {
+			n := min(fc.body, len(p))
+			fc.body -= n
+			p = p[n:]
+			if fc.body == 0 {
+				k++
+			}
+			continue
+		}
+		fc.head = append(fc.head, p[0])
+		p = p[1:]
+		if len(fc.head) == 4 {
+			fc.body = int(binary.BigEndian.Uint32(fc.head))
+			fc.head = fc.head[:0]
+			if fc.body == 0 {
+				k++
+			}
+		}
+	}
+	return k
 }
 
 // loadConfigMaps creates n ConfigMaps cm-000000… in "default" through the
@@ -180,9 +228,16 @@ func runFanoutLoad(tb testing.TB, ctx context.Context, cfg fanoutLoad) fanoutRes
 		if err != nil {
 			tb.Fatal(err)
 		}
+		counters[w].lengthPrefixed = w < cfg.protobuf
+		if counters[w].lengthPrefixed {
+			req.Header.Set("Accept", request.MediaProtobuf)
+		}
 		resp, err := client.Do(req)
 		if err != nil {
 			tb.Fatalf("watch %d: %v", w, err)
+		}
+		if got := resp.Header.Get("Content-Type"); counters[w].lengthPrefixed != strings.HasPrefix(got, request.MediaProtobuf) {
+			tb.Fatalf("watch %d: Content-Type %q", w, got)
 		}
 		counters[w].at = make([]int64, 0, cfg.events)
 		readers.Go(func() {
@@ -284,16 +339,53 @@ func loadAverage() string {
 // BenchmarkFanOutLoad measures deliveries per second with 100 watchers and
 // updates written back to back in process (each op is one update seen by
 // every watcher): the throughput when the writer never waits, so watchers
-// always have several events queued.
+// always have several events queued. It runs with every watcher on JSON
+// (json) and with half of them on protobuf (half-protobuf).
 func BenchmarkFanOutLoad(b *testing.B) {
-	cfg := fanoutLoad{objects: 1000, watchers: 100, events: max(b.N, 100), queue: max(b.N, 100) + 10, drain: time.Minute}
-	r := runFanoutLoad(b, context.Background(), cfg)
-	if r.complete != cfg.watchers {
-		b.Fatalf("%d of %d watchers complete: %v", r.complete, cfg.watchers, r.short)
+	for _, wire := range []struct {
+		name     string
+		protobuf int
+	}{{"json", 0}, {"half-protobuf", 50}} {
+		b.Run(wire.name, func(b *testing.B) {
+			cfg := fanoutLoad{objects: 1000, watchers: 100, protobuf: wire.protobuf, events: max(b.N, 100), queue: max(b.N, 100) + 10, drain: time.Minute}
+			r := runFanoutLoad(b, context.Background(), cfg)
+			if r.complete != cfg.watchers {
+				b.Fatalf("%d of %d watchers complete: %v", r.complete, cfg.watchers, r.short)
+			}
+			b.ReportMetric(r.deliveriesPerSec(cfg), "deliveries/s")
+			b.ReportMetric(float64(r.lagAt(0.99).Microseconds()), "p99-lag-µs")
+			b.ReportMetric(float64(r.fanoutCPUPerDelivery().Nanoseconds()), "fanout-cpu-ns/delivery")
+			b.ReportMetric(float64(r.writerCPU.Microseconds())/float64(cfg.events), "writer-cpu-µs/update")
+			b.ReportMetric(float64(cfg.watchers*cfg.events)/float64(max(r.reads, 1)), "frames/read")
+		})
 	}
-	b.ReportMetric(r.deliveriesPerSec(cfg), "deliveries/s")
-	b.ReportMetric(float64(r.lagAt(0.99).Microseconds()), "p99-lag-µs")
-	b.ReportMetric(float64(r.fanoutCPUPerDelivery().Nanoseconds()), "fanout-cpu-ns/delivery")
-	b.ReportMetric(float64(r.writerCPU.Microseconds())/float64(cfg.events), "writer-cpu-µs/update")
-	b.ReportMetric(float64(cfg.watchers*cfg.events)/float64(max(r.reads, 1)), "frames/read")
+}
+
+// TestFrameCounterLengthPrefixed feeds protobuf watch frames to the load
+// harness's counter in pieces of every size from 1 to 9 bytes: each frame
+// is counted once, when its last byte arrives.
+func TestFrameCounterLengthPrefixed(t *testing.T) {
+	var stream []byte
+	var ends []int
+	for _, size := range []int{5, 0, 1, 300, 4} {
+		stream = binary.BigEndian.AppendUint32(stream, uint32(size))
+		stream = append(stream, bytes.Repeat([]byte{0x0a}, size)...)
+		ends = append(ends, len(stream))
+	}
+	for piece := 1; piece <= 9; piece++ {
+		fc := frameCounter{lengthPrefixed: true}
+		var got []int
+		for off := 0; off < len(stream); off += piece {
+			end := min(off+piece, len(stream))
+			for k := fc.prefixedFrames(stream[off:end]); k > 0; k-- {
+				got = append(got, end)
+			}
+		}
+		// A frame ending inside a piece is counted at the piece's end.
+		want := make([]int, len(ends))
+		for i, e := range ends {
+			want[i] = min((e+piece-1)/piece*piece, len(stream))
+		}
+		assert.Equal(t, want, got, "pieces of %d bytes", piece)
+	}
 }

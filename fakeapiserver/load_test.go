@@ -167,21 +167,28 @@ func readProtobufModified(r io.Reader, want int, seen *int) {
 // written in process through the update path. Every watcher must receive
 // every event (none dropped as too slow, with a queue of two seconds of
 // events) and the lag from write to the last watcher's receipt must stay
-// bounded.
+// bounded. KUBECACHE_FANOUT_PROTOBUF (default 0) is how many of the
+// watchers ask for protobuf, as client-go's typed informers do.
 func TestLoadFanOut(t *testing.T) {
-	seconds := 10
-	if v := os.Getenv("KUBECACHE_FANOUT_SECONDS"); v != "" {
+	env := func(name string, def int) int {
+		v := os.Getenv(name)
+		if v == "" {
+			return def
+		}
 		n, err := strconv.Atoi(v)
-		require.NoError(t, err, "KUBECACHE_FANOUT_SECONDS")
-		seconds = n
+		require.NoError(t, err, name)
+		return n
 	}
-	cfg := fanoutLoad{objects: 100_000, watchers: 500, rate: 1000, events: 1000 * seconds, queue: 2000, drain: 30 * time.Second}
+	seconds := env("KUBECACHE_FANOUT_SECONDS", 10)
+	cfg := fanoutLoad{objects: 100_000, watchers: 500, rate: 1000, events: 1000 * seconds, queue: 2000, drain: 30 * time.Second,
+		protobuf: env("KUBECACHE_FANOUT_PROTOBUF", 0)}
+	require.LessOrEqual(t, cfg.protobuf, cfg.watchers, "KUBECACHE_FANOUT_PROTOBUF")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	t.Logf("load average before: %s", loadAverage())
 	r := runFanoutLoad(t, ctx, cfg)
 	t.Logf("loaded %d objects in %v; wrote %d updates in %v (%.0f/s)", cfg.objects, r.loadTime, cfg.events, r.writeTime, float64(cfg.events)/r.writeTime.Seconds())
-	t.Logf("%d deliveries in %v: %.0f deliveries/s; %v", cfg.watchers*cfg.events, r.total, r.deliveriesPerSec(cfg), r)
+	t.Logf("%d deliveries (%d of the %d watchers in protobuf) in %v: %.0f deliveries/s; %v", cfg.watchers*cfg.events, cfg.protobuf, cfg.watchers, r.total, r.deliveriesPerSec(cfg), r)
 	t.Logf("load average after: %s", loadAverage())
 	assert.Equal(t, cfg.watchers, r.complete, "watchers that received every event: %v", r.short)
 	assert.Less(t, r.writeTime, time.Duration(float64(seconds)*1.1*float64(time.Second)), "the writer fell behind 1,000 updates/s")
