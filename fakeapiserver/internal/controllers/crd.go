@@ -177,8 +177,9 @@ func (s *Controllers) crdHook(_ context.Context, m *meta.ObjectMeta, rest []json
 	return storage.ReplaceMember(rest, "status", &v), nil
 }
 
-// checkRules compiles every version's x-kubernetes-validations and
-// returns the errors of those that do not compile, at the place the real
+// checkRules checks that every version's schema is structural and
+// compiles its x-kubernetes-validations, returning the real errors of a
+// schema that is not or of rules that do not compile, at the place the real
 // server names: spec.validation when every version has the same schema
 // (the real server's internal form then holds it once), else the
 // version's own.
@@ -194,16 +195,18 @@ func checkRules(spec *CRDSpec) []apistatus.FieldError {
 		if v.Schema == nil || len(v.Schema.OpenAPIV3Schema) == 0 {
 			continue
 		}
-		st, err := structural.Parse(v.Schema.OpenAPIV3Schema)
-		if err != nil {
-			continue
-		}
 		path := fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i)
 		if shared {
 			path = "spec.validation.openAPIV3Schema"
 		}
-		_, bad := cel.Compile(st, path)
-		errs = append(errs, bad...)
+		// A schema that is not structural is refused before any rule
+		// is compiled.
+		if bad := structural.Problems(v.Schema.OpenAPIV3Schema, path); len(bad) > 0 {
+			errs = append(errs, bad...)
+		} else if st, err := structural.Parse(v.Schema.OpenAPIV3Schema); err == nil {
+			_, bad := cel.Compile(st, path)
+			errs = append(errs, bad...)
+		}
 		if shared {
 			break
 		}
