@@ -56,6 +56,12 @@ type Spec[T meta.Object] struct {
 	Transform            Transform[T]
 	Queue                QueueKind
 	SkipUnchangedUpdates bool
+	// Shard, if set, restricts this informer to one shard of the
+	// resource (see reflector.Options.Shard) in place of the Factory's
+	// FactoryOptions.Reflector.Shard, so that one process can cache
+	// several shards, or one resource sharded and others whole. The
+	// informer's name then ends in the shard's selector.
+	Shard *reflector.Shard
 }
 
 // factoryKey is what makes two informers the same.
@@ -68,6 +74,9 @@ type factoryKey struct {
 	// namespaces is the set of a multi-namespace informer
 	// (factory_namespaces.go); "" for an ordinary one.
 	namespaces string
+	// shard is Spec.Shard's value when sharded is set.
+	shard   reflector.Shard
+	sharded bool
 }
 
 // sharedInformer is one informer of a Factory, whatever its type.
@@ -127,7 +136,7 @@ func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
 	if spec.Namespace != "" {
 		name = spec.Namespace + "/" + spec.Resource
 	}
-	ropts := f.opts.Reflector
+	ropts, name := withShard(f.opts.Reflector, spec.Shard, name)
 	ropts.Name = name
 	inf, err := New(lw, Options[T]{
 		Name:                 name,
@@ -145,15 +154,30 @@ func For[T meta.Object](f *Factory, spec Spec[T]) (*Informer[T], error) {
 	return inf, nil
 }
 
+// withShard returns the reflector options and the name of an informer
+// named name with shard (nil: opts' own, and name as it is).
+func withShard(opts reflector.Options, shard *reflector.Shard, name string) (reflector.Options, string) {
+	if shard == nil {
+		return opts, name
+	}
+	s := *shard
+	opts.Shard = &s
+	return opts, name + " " + s.String()
+}
+
 // keyOf is spec's sharing key.
 func keyOf[T meta.Object](spec Spec[T]) factoryKey {
-	return factoryKey{
+	k := factoryKey{
 		typ:           reflect.TypeFor[T](),
 		src:           spec.Source,
 		transform:     spec.Transform.Name,
 		queue:         spec.Queue,
 		skipUnchanged: spec.SkipUnchangedUpdates,
 	}
+	if spec.Shard != nil {
+		k.shard, k.sharded = *spec.Shard, true
+	}
+	return k
 }
 
 // addLocked records a new informer under key, and has Run start it if it

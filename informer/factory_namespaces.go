@@ -38,13 +38,14 @@ func ForNamespaces[T meta.Object](f *Factory, spec NamespacesSpec[T]) (*MultiNam
 	if f.state == stateStopped {
 		return nil, fmt.Errorf("informer for %s: %w", spec.Resource, ErrStopped)
 	}
+	ropts, name := withShard(f.opts.Reflector, spec.Shard, spec.Resource)
 	m, err := NewMultiNamespace(f.client, spec.Source, MultiNamespaceOptions[T]{
 		Options: Options[T]{
-			Name:                 spec.Resource,
+			Name:                 name,
 			Queue:                spec.Queue,
 			Transform:            spec.Transform,
 			SkipUnchangedUpdates: spec.SkipUnchangedUpdates,
-			Reflector:            f.opts.Reflector,
+			Reflector:            ropts,
 			Clock:                f.opts.Clock,
 			OnError:              f.opts.OnError,
 		},

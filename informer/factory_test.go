@@ -1,11 +1,13 @@
 package informer_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/reflector"
@@ -79,4 +81,46 @@ func TestFactorySharesOneInformerPerKey(t *testing.T) {
 	again, err = informer.For(f, spec)
 	require.NoError(t, err, "an existing informer is still returned")
 	assert.Same(t, first, again)
+}
+
+// TestFactoryShardsOneInformer: a Spec's shard applies to its informer
+// alone. Two informers with the two halves of the resource hold every
+// object once between them, an unsharded one holds them all, and the same
+// shard asked for again is the same informer.
+func TestFactoryShardsOneInformer(t *testing.T) {
+	e := newEnvWith(t, fakeapiserver.Options{ShardedListAndWatch: true})
+	for i := range 20 {
+		e.create("default", "cm-"+strconv.Itoa(i), nil)
+	}
+	f := informer.NewFactory(e.c, informer.FactoryOptions{Reflector: reflector.Options{Backoff: fastBackoff}})
+	src := reflector.Source{Resource: "configmaps"}
+	var halves []*informer.Informer[*ConfigMap]
+	for i := range 2 {
+		shard, err := reflector.ShardOf(i, 2)
+		require.NoError(t, err)
+		inf, err := informer.For(f, informer.Spec[*ConfigMap]{Source: src, Shard: &shard})
+		require.NoError(t, err)
+		again, err := informer.For(f, informer.Spec[*ConfigMap]{Source: src, Shard: &shard})
+		require.NoError(t, err)
+		assert.Same(t, inf, again, "one shard, one informer")
+		assert.Equal(t, "configmaps "+shard.String(), inf.Name())
+		halves = append(halves, inf)
+	}
+	assert.NotSame(t, halves[0], halves[1])
+	whole, err := informer.For(f, informer.Spec[*ConfigMap]{Source: src})
+	require.NoError(t, err)
+	run(t, f)
+	require.NoError(t, f.WaitForCacheSync(e.ctx))
+
+	assert.Len(t, whole.Indexer().ListKeys(), 20)
+	seen := map[string]int{}
+	for _, h := range halves {
+		for _, k := range h.Indexer().ListKeys() {
+			seen[k]++
+		}
+	}
+	assert.Len(t, seen, 20, "the halves cover every object")
+	for k, n := range seen {
+		assert.Equal(t, 1, n, "%s is in one half only", k)
+	}
 }

@@ -127,13 +127,7 @@ func TestWaitForFreshnessAcrossRelist(t *testing.T) {
 }
 
 func TestOnBookmarkComesAfterTheChangesItCovers(t *testing.T) {
-	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{BookmarkInterval: 20 * time.Millisecond})
-	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
-	require.NoError(t, err)
-	t.Cleanup(c.CloseIdleConnections)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	e := &env{t: t, srv: srv, c: c, ctx: ctx}
+	e := newEnvWith(t, fakeapiserver.Options{BookmarkInterval: 20 * time.Millisecond})
 
 	inf := e.informerFor("default", informer.Options[*ConfigMap]{})
 	log := newProgressLog()

@@ -35,7 +35,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
+	return newEnvWith(t, fakeapiserver.Options{})
+}
+
+// newEnvWith is newEnv with a server started with opts.
+func newEnvWith(t *testing.T, opts fakeapiserver.Options) *env {
+	t.Helper()
+	srv := fakeapiserver.NewForTest(t, opts)
 	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
