@@ -18,4 +18,8 @@
 //	cost_test.go    a rule too expensive for the estimated cost limit
 //	selectable_test.go deprecated versions' warnings, selectableFields
 //	manifest_test.go e2eCRD, e2eRootCRD: the manifest of a one-version CRD around its schema
+//	libraries_test.go the quantity, semver and format CEL libraries; a messageExpression too expensive
+//	root_test.go    rules at the root reading apiVersion, kind, metadata.name and generateName
+//	read_schema_test.go objects stored before a CRD change read with its new schema
+//	structural_test.go schemas that are not structural, with the real reasons
 package crd
