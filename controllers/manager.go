@@ -11,6 +11,7 @@ import (
 	"github.com/kubecache/kubecache/controllers/cronjob"
 	"github.com/kubecache/kubecache/controllers/daemonset"
 	"github.com/kubecache/kubecache/controllers/deployment"
+	"github.com/kubecache/kubecache/controllers/disruption"
 	"github.com/kubecache/kubecache/controllers/endpointslice"
 	"github.com/kubecache/kubecache/controllers/job"
 	"github.com/kubecache/kubecache/controllers/kit"
@@ -111,6 +112,8 @@ func build(env kit.Env, name string, opts Options) (runner, error) {
 		return daemonset.New(env)
 	case Deployment:
 		return deployment.New(env, deployment.Options{})
+	case Disruption:
+		return disruption.New(env)
 	case EndpointSlice:
 		return endpointslice.New(env)
 	case Job:

@@ -11,6 +11,7 @@ const (
 	CronJob        = "cronjob"
 	DaemonSet      = "daemonset"
 	Deployment     = "deployment"
+	Disruption     = "disruption"
 	EndpointSlice  = "endpointslice"
 	Job            = "job"
 	NodeLifecycle  = "nodelifecycle"
@@ -21,7 +22,7 @@ const (
 )
 
 // All lists every controller, in the order a Manager starts them.
-var All = []string{CronJob, DaemonSet, Deployment, EndpointSlice, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount, StatefulSet}
+var All = []string{CronJob, DaemonSet, Deployment, Disruption, EndpointSlice, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount, StatefulSet}
 
 // ParseNames reads a --controllers value: "all", "" (none), or a comma
 // separated list of names, where "-name" removes one from what comes

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/fakeapiserver"
+	"github.com/kubecache/kubecache/internal/await"
 )
 
 // testTimeout bounds every command a test runs.
@@ -87,50 +88,15 @@ func (b *background) wait() error {
 
 // syncBuffer is a buffer several goroutines write to, and that a test can
 // wait on until what it holds satisfies a condition.
-type syncBuffer struct {
-	// mu guards buf and changed.
-	mu  sync.Mutex
-	buf bytes.Buffer
-	// changed is closed and replaced at every write.
-	changed chan struct{}
-}
+type syncBuffer struct{ await.Buffer }
 
-func newSyncBuffer() *syncBuffer { return &syncBuffer{changed: make(chan struct{})} }
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n, err := b.buf.Write(p)
-	close(b.changed)
-	b.changed = make(chan struct{})
-	return n, err
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+func newSyncBuffer() *syncBuffer { return &syncBuffer{} }
 
 // waitFor waits until the buffer satisfies cond, failing the test after
 // testTimeout.
 func (b *syncBuffer) waitFor(t *testing.T, what string, cond func(string) bool) {
 	t.Helper()
-	deadline := time.NewTimer(testTimeout)
-	defer deadline.Stop()
-	for {
-		b.mu.Lock()
-		s, changed := b.buf.String(), b.changed
-		b.mu.Unlock()
-		if cond(s) {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("waited %v for %s; output so far:\n%s", testTimeout, what, s)
-		}
-	}
+	b.WaitFor(t, testTimeout, what, cond)
 }
 
 // waitForText waits until the buffer contains text n times.

@@ -1,6 +1,6 @@
 // Package api holds the parts of the built-in Kubernetes kinds that the
 // controllers and the simulated nodes read and write: Pods, Nodes,
-// ReplicaSets, Deployments, StatefulSets, ServiceAccounts and Events, with the helpers
+// ReplicaSets, Deployments, StatefulSets, PodDisruptionBudgets, ServiceAccounts and Events, with the helpers
 // the real controllers share (is a pod ready? does a selector match? what
 // is a template's pod-template-hash?).
 //
@@ -23,6 +23,7 @@
 //	quantity.go       resource quantities ("100m", "128Mi") as milli-units
 //	owner.go          controller references: who owns an object
 //	replicaset.go     ReplicaSet
+//	replicationcontroller.go ReplicationController, as far as its scale
 //	deployment.go     Deployment, its strategy and its conditions
 //	daemonset.go      DaemonSet and its update strategy
 //	nodeaffinity.go   whether a node satisfies a pod's node selector and required affinity
@@ -36,4 +37,5 @@
 //	event.go          Event (core/v1), as controllers record them
 //	lease.go          the node Lease
 //	condition.go      the condition status values and the lookup of a condition
+//	disruption.go     PodDisruptionBudget, the newer APIs' Condition, a selector printed as the API prints it
 package api

@@ -116,6 +116,14 @@ func WatchWith[T meta.Object](l *Loop, inf *informer.Informer[T], h informer.Han
 	return nil
 }
 
+// WaitFor makes Run wait for informers the Loop reads but does not
+// watch (a lister consulted during reconcile) to sync as well.
+func (l *Loop) WaitFor(infs ...informer.Syncer) {
+	l.mu.Lock()
+	l.syncers = append(l.syncers, infs...)
+	l.mu.Unlock()
+}
+
 // SelfKey is the key function of an object that is its own work item:
 // "namespace/name".
 func SelfKey[T meta.Object](obj T) []string { return []string{meta.Key(obj)} }

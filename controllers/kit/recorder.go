@@ -26,10 +26,11 @@ type Recorder struct {
 	log    *slog.Logger
 	queue  chan *api.Event
 
-	// mu guards seen: the name and count of each event already written,
-	// by its aggregation key.
-	mu   sync.Mutex
-	seen map[string]*seenEvent
+	// mu guards seen, the name and count of each event already written
+	// by its aggregation key, and lastStamp, the last name suffix given.
+	mu        sync.Mutex
+	seen      map[string]*seenEvent
+	lastStamp int64
 }
 
 type seenEvent struct {
@@ -63,14 +64,21 @@ func (r *Recorder) Eventf(src Source, ref api.ObjectReference, typ, reason, form
 	if r == nil {
 		return
 	}
-	now := meta.NewTime(r.clock.Now())
+	clockNow := r.clock.Now()
+	now := meta.NewTime(clockNow)
+	// The name's suffix is the time in nanoseconds, made unique: on a
+	// fake clock many events share one instant.
+	r.mu.Lock()
+	stamp := max(clockNow.UnixNano(), r.lastStamp+1)
+	r.lastStamp = stamp
+	r.mu.Unlock()
 	ns := ref.Namespace
 	if ns == "" {
 		ns = "default"
 	}
 	ev := &api.Event{
 		TypeMeta:           meta.TypeMeta{APIVersion: "v1", Kind: "Event"},
-		ObjectMeta:         meta.ObjectMeta{Name: fmt.Sprintf("%s.%x", ref.Name, r.clock.Now().UnixNano()), Namespace: ns},
+		ObjectMeta:         meta.ObjectMeta{Name: fmt.Sprintf("%s.%x", ref.Name, stamp), Namespace: ns},
 		InvolvedObject:     ref,
 		Reason:             reason,
 		Message:            fmt.Sprintf(format, args...),

@@ -57,6 +57,12 @@ func Create(ctx context.Context, c *rest.Client, t Target, obj any, out any) err
 	return res.Into(out)
 }
 
+// Named returns t naming the object name.
+func (t Target) Named(name string) Target {
+	t.Name = name
+	return t
+}
+
 // In returns t in namespace.
 func (t Target) In(namespace string) Target {
 	t.Namespace = namespace

@@ -4,4 +4,5 @@
 // Files:
 //
 //	receive.go  Receive, the next value of a channel within a time
+//	buffer.go   Buffer, output written by goroutines that a test waits on
 package await
