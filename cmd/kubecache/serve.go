@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/kubecache/kubecache/controllers"
 	"github.com/kubecache/kubecache/controllers/kubelet"
@@ -27,10 +28,12 @@ It prints one line when it is ready, with its URL and the kubeconfig it
 wrote, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 
 With --controllers and --nodes it is a cluster in a box: the named
-controllers (deployment, endpointslice, job, nodelifecycle, replicaset,
-scheduler, serviceaccount, or all) and N simulated nodes run beside it as its
-clients, so a Deployment gets its ReplicaSet, pods, scheduling and
-readiness.
+controllers (deployment, disruption, endpointslice, job, nodelifecycle,
+replicaset, scheduler, serviceaccount, or all) and N simulated nodes run
+beside it as its clients, so a Deployment gets its ReplicaSet, pods,
+scheduling and readiness. With --leader-elect the controllers run only
+while they hold the kube-system/kube-controller-manager Lease, as
+kube-controller-manager's do; if another holder takes it, serve exits.
 
 Examples:
   kubecache serve --kubeconfig-out /tmp/fake.kubeconfig
@@ -55,6 +58,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		useTLS, admin, verbose       bool
 		loads                        stringsFlag
 		controllerList, nodeCount    string
+		leaderElect                  bool
+		election                     controllers.LeaderElection
 	)
 	fs.stringVar(&listen, "listen", "", defaultListen, "address to listen on; 127.0.0.1:0 picks a free port")
 	fs.stringVar(&kubeconfigOut, "kubeconfig-out", "", "", "write a kubeconfig for the server to this file")
@@ -65,6 +70,12 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	fs.boolVar(&verbose, "verbose", "v", false, "log every request on stderr")
 	fs.stringVar(&controllerList, "controllers", "", "", "controllers to run beside the server: all, or a list of "+strings.Join(controllers.All, ", ")+` ("all,-scheduler" leaves one out)`)
 	fs.stringVar(&nodeCount, "nodes", "", "0", "how many simulated nodes to run")
+	fs.boolVar(&leaderElect, "leader-elect", "", false, "run the controllers only while they hold a Lease, as kube-controller-manager does")
+	fs.stringVar(&election.Namespace, "leader-elect-resource-namespace", "", "kube-system", "namespace of the --leader-elect Lease")
+	fs.stringVar(&election.Name, "leader-elect-resource-name", "", "kube-controller-manager", "name of the --leader-elect Lease")
+	fs.durationVar(&election.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a Lease not renewed stays held")
+	fs.durationVar(&election.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "how long the leader tries to renew before it gives up")
+	fs.durationVar(&election.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "how often candidates try to take or renew the Lease")
 	if _, err := a.parse(fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -113,56 +124,73 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		where = "kubeconfig " + kubeconfigOut
 	}
 	con.outf("kubecache serve: fake API server ready at %s (%s)", s.URL(), where)
+	var failed <-chan error
 	if len(names) > 0 || nodes > 0 {
-		stop, err := runControllers(ctx, s, names, nodes, opts.Logger, &sim)
+		mo := controllers.Options{Controllers: names, Nodes: nodes, Logger: opts.Logger}
+		if leaderElect {
+			mo.LeaderElection = &election
+		}
+		stop, errs, err := runControllers(ctx, s, mo, &sim)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		con.outf("kubecache serve: controllers %s, %d simulated nodes", strings.Join(names, ","), nodes)
+		failed = errs
+		line := fmt.Sprintf("kubecache serve: controllers %s, %d simulated nodes", strings.Join(names, ","), nodes)
+		if leaderElect {
+			line += fmt.Sprintf(", leader election on Lease %s/%s", election.Namespace, election.Name)
+		}
+		con.outf("%s", line)
 	}
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err := <-failed:
+		return fmt.Errorf("controllers stopped: %w", err)
+	}
 	con.outf("kubecache serve: shutting down")
 	return nil
 }
 
-// runControllers starts the named controllers and nodes as clients of
-// s, and stores the nodes in sim; stop ends them and waits.
-func runControllers(ctx context.Context, s *fakeapiserver.Server, names []string, nodes int, log *slog.Logger, sim *atomic.Pointer[kubelet.Kubelet]) (stop func(), err error) {
+// runControllers starts the controllers and nodes opts names as clients
+// of s, and stores the nodes in sim; stop ends them and waits. failed
+// receives the error that stopped them (the Lease lost, say) if they
+// stop by themselves.
+func runControllers(ctx context.Context, s *fakeapiserver.Server, opts controllers.Options, sim *atomic.Pointer[kubelet.Kubelet]) (stop func(), failed <-chan error, err error) {
 	dir, err := os.MkdirTemp("", "kubecache-serve-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "kubeconfig")
 	if err := s.WriteKubeconfig(path); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg, err := rest.LoadKubeconfig(rest.KubeconfigOptions{Path: path})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg.QPS = -1
 	client, err := rest.NewClient(cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	m, err := controllers.New(client, controllers.Options{Controllers: names, Nodes: nodes, Logger: log})
+	m, err := controllers.New(client, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if m.Kubelet != nil {
 		sim.Store(m.Kubelet)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	errs := make(chan error, 1)
 	go func() {
 		defer close(done)
-		if err := m.Run(ctx); err != nil && log != nil {
-			log.Error("controllers stopped", "err", err)
+		if err := m.Run(ctx); err != nil && ctx.Err() == nil {
+			errs <- err
 		}
 	}()
-	return func() { cancel(); <-done; client.CloseIdleConnections() }, nil
+	return func() { cancel(); <-done; client.CloseIdleConnections() }, errs, nil
 }
 
 // listenError adds a hint to an address that is taken.

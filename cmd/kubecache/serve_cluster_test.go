@@ -12,6 +12,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/informer/leaderelection"
+	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/rest"
+	"github.com/kubecache/kubecache/watch"
 )
 
 // TestServeClusterWithKubectl runs "kubecache serve --controllers=all
@@ -132,4 +137,75 @@ spec:
 	run("apply", "-f", manifest("shop", "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"))
 	awaitOutput("the default ServiceAccount", func(s string) bool { return strings.Contains(s, "serviceaccount/default") }, "get", "serviceaccounts", "-n", "shop", "-o", "name")
 	require.NoError(t, b.stop())
+}
+
+// TestServeLeaderElection runs "kubecache serve --leader-elect": the
+// controllers take the kube-system/kube-controller-manager Lease and
+// run under it (a new namespace gets its default ServiceAccount); when
+// another holder takes the Lease, serve stops with the loss.
+func TestServeLeaderElection(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	b, _ := serveReady(t, "--kubeconfig-out", kc, "--controllers=serviceaccount", "--leader-elect",
+		"--leader-elect-lease-duration=3s", "--leader-elect-renew-deadline=2s", "--leader-elect-retry-period=100ms")
+	b.stdout.waitFor(t, "the controllers line", func(s string) bool {
+		return strings.Contains(s, "controllers serviceaccount, 0 simulated nodes, leader election on Lease kube-system/kube-controller-manager")
+	})
+	cfg, err := rest.LoadKubeconfig(rest.KubeconfigOptions{Path: kc})
+	require.NoError(t, err)
+	client, err := rest.NewClient(cfg)
+	require.NoError(t, err)
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+
+	leases := func() *rest.Request {
+		return client.Get().Group("coordination.k8s.io").Version("v1").Namespace("kube-system").Resource("leases")
+	}
+	held := awaitWatched(t, ctx, leases(), "the Lease held", func(l *leaderelection.Lease) bool {
+		return l.Name == "kube-controller-manager" && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != ""
+	})
+	host, _ := os.Hostname()
+	assert.True(t, strings.HasPrefix(*held.Spec.HolderIdentity, host+"_"), "holder %q", *held.Spec.HolderIdentity)
+	require.NoError(t, client.Post().Resource("namespaces").Body(map[string]any{"metadata": map[string]any{"name": "shop"}}).Do(ctx).Error())
+	awaitWatched(t, ctx, client.Get().Namespace("shop").Resource("serviceaccounts"), "the default ServiceAccount", func(sa *meta.Unstructured) bool {
+		return sa.GetObjectMeta().Name == "default"
+	})
+
+	// Another holder takes the Lease (the leader renews it every 100ms,
+	// so the write may have to be tried again).
+	for attempt := 0; ; attempt++ {
+		var l leaderelection.Lease
+		require.NoError(t, leases().Name("kube-controller-manager").Do(ctx).Into(&l))
+		intruder, hour := "intruder", int32(3600)
+		l.Spec.HolderIdentity, l.Spec.LeaseDurationSeconds = &intruder, &hour
+		l.ManagedFields = nil
+		err := client.Put().Group("coordination.k8s.io").Version("v1").Namespace("kube-system").Resource("leases").Name("kube-controller-manager").Body(&l).Do(ctx).Error()
+		if err == nil {
+			break
+		}
+		require.True(t, rest.IsConflict(err) && attempt < 100, "take the Lease: %v", err)
+	}
+	err = b.wait()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "controllers stopped: leader election lease lost")
+}
+
+// awaitWatched watches what r lists until an object added or changed
+// satisfies cond, and returns it.
+func awaitWatched[T meta.Object](t *testing.T, ctx context.Context, r *rest.Request, what string, cond func(T) bool) T {
+	t.Helper()
+	w, err := rest.WatchAs[T](ctx, r)
+	require.NoError(t, err, "watch for %s", what)
+	defer w.Stop()
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			require.True(t, ok, "the watch for %s ended", what)
+			if (ev.Type == watch.Added || ev.Type == watch.Modified) && cond(ev.Object) {
+				return ev.Object
+			}
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
 }
