@@ -150,3 +150,66 @@ func TestDaemonSetRollingUpdateHonoursMaxUnavailable(t *testing.T) {
 	assert.Equal(t, int32(0), ds.Status.NumberUnavailable)
 	cluster.Await(t, c, "controllerrevisions.v1.apps", "two revisions", func(rs []*api.ControllerRevision) bool { return len(rs) == 2 })
 }
+
+// TestDaemonSetRollingUpdateSurges rolls a DaemonSet on three nodes with
+// maxSurge 1 and maxUnavailable 0: every node keeps a ready daemon
+// throughout, at most one node runs two at a time, and in the end every
+// node runs one of the new revision.
+func TestDaemonSetRollingUpdateSurges(t *testing.T) {
+	c := start(t, 3)
+	body := dsBody("agent", map[string]any{}, map[string]any{"updateStrategy": map[string]any{"type": "RollingUpdate",
+		"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}})
+	require.NoError(t, kit.Create(context.Background(), c.Client, daemonSets, body, nil))
+	cluster.AwaitNamed(t, c, "daemonsets.v1.apps", "default", "agent", "three available", func(d *api.DaemonSet) bool {
+		return d.Status.NumberAvailable == 3
+	})
+	oldHash := ""
+	for _, ps := range daemonsOn(cluster.Await(t, c, "pods", "3 daemons", func(ps []*api.Pod) bool { return len(daemonsOn(ps, "agent")) == 3 }), "agent") {
+		oldHash = ps[0].Labels[api.ControllerRevisionHashLabel]
+	}
+
+	sawSurge := false
+	ok := cluster.Watch(t, c, "pods", func(ctx context.Context, inf *informer.Informer[*api.Pod], changed func() <-chan struct{}) bool {
+		patch := map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []map[string]any{{"name": "agent", "image": "busybox:1.37"}}}}}}
+		require.NoError(t, kit.MergePatch(ctx, c.Client, daemonSets.Named("agent"), "", patch, nil))
+		for {
+			ch := changed()
+			on := daemonsOn(inf.Indexer().List(), "agent")
+			doubled, updated := 0, 0
+			for node, ps := range on {
+				ready := false
+				for _, p := range ps {
+					ready = ready || api.IsPodReady(p)
+				}
+				if !ready {
+					t.Errorf("node %s has no ready daemon: %v", node, ps)
+					return true
+				}
+				if len(ps) > 1 {
+					doubled++
+				}
+				if len(ps) == 1 && ps[0].Labels[api.ControllerRevisionHashLabel] != oldHash && api.IsPodReady(ps[0]) {
+					updated++
+				}
+			}
+			if len(on) < 3 || doubled > 1 {
+				t.Errorf("%d nodes run a daemon, %d of them two: %v", len(on), doubled, on)
+				return true
+			}
+			sawSurge = sawSurge || doubled == 1
+			if updated == 3 {
+				return true
+			}
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return false
+			}
+		}
+	})
+	require.True(t, ok, "the rolling update did not finish")
+	assert.True(t, sawSurge, "a new daemon ran beside an old one")
+	cluster.AwaitNamed(t, c, "daemonsets.v1.apps", "default", "agent", "three updated", func(d *api.DaemonSet) bool {
+		return d.Status.UpdatedNumberScheduled == 3 && d.Status.NumberAvailable == 3 && d.Status.NumberUnavailable == 0
+	})
+}

@@ -23,8 +23,14 @@
 // daemons of an old revision: unavailable ones at once, available ones
 // while fewer than maxUnavailable (default 1) daemons are unavailable;
 // the next reconcile puts a daemon of the new revision in their place.
-// OnDelete replaces nothing. maxSurge is not honoured: the update always
-// deletes before it creates.
+// With rollingUpdate.maxSurge the update creates before it deletes: a
+// daemon of the new revision starts beside an old one that is not
+// available, and beside available ones on at most maxSurge nodes at a
+// time; each old daemon is deleted once the new one on its node is
+// available, so every node keeps an available daemon throughout (a node
+// with two live daemons of one revision, or a new one beside an old one
+// that stopped being ready, loses the extra one). OnDelete replaces
+// nothing.
 //
 // The status (status.go) counts desired, current, misscheduled, ready,
 // available, unavailable and updated daemons. Events are the real
@@ -37,6 +43,6 @@
 //	placement.go  whether a daemon should run, or may continue, on a node
 //	sync.go       the reconcile of one DaemonSet; creating and deleting per node
 //	pods.go       a daemon pod for a node; creating and deleting pods
-//	update.go     the rolling update and maxUnavailable
+//	update.go     the rolling update: maxUnavailable, maxSurge, extra daemons on a node
 //	status.go     the status counts
 package daemonset

@@ -131,7 +131,7 @@ func (c *Controller) step(ctx context.Context, key string, s *state) error {
 		case pl.shouldRun && len(active) == 0:
 			create = append(create, node.Name)
 		case len(active) > 1:
-			remove = append(remove, active[1:]...)
+			remove = append(remove, s.excessDaemons(active)...)
 		}
 	}
 	if len(create) > 0 || len(remove) > 0 {
