@@ -26,6 +26,33 @@ type StatefulSetSpec struct {
 	RevisionHistoryLimit *int32                    `json:"revisionHistoryLimit,omitempty"`
 	MinReadySeconds      int32                     `json:"minReadySeconds,omitempty"`
 	Ordinals             *StatefulSetOrdinals      `json:"ordinals,omitempty"`
+	// PersistentVolumeClaimRetentionPolicy says whether the claims made
+	// from the templates are deleted with the set and when it scales
+	// down; nil retains them.
+	PersistentVolumeClaimRetentionPolicy *ClaimRetentionPolicy `json:"persistentVolumeClaimRetentionPolicy,omitempty"`
+}
+
+// ClaimRetentionPolicy is a StatefulSet's
+// persistentVolumeClaimRetentionPolicy: Retain or Delete for each case.
+type ClaimRetentionPolicy struct {
+	WhenDeleted string `json:"whenDeleted,omitempty"`
+	WhenScaled  string `json:"whenScaled,omitempty"`
+}
+
+// The values of a ClaimRetentionPolicy.
+const (
+	RetainClaims = "Retain"
+	DeleteClaims = "Delete"
+)
+
+// ClaimRetention returns the set's claim retention policy, Retain for
+// what is unset.
+func (s *StatefulSet) ClaimRetention() (whenDeleted, whenScaled string) {
+	whenDeleted, whenScaled = RetainClaims, RetainClaims
+	if p := s.Spec.PersistentVolumeClaimRetentionPolicy; p != nil {
+		whenDeleted, whenScaled = p.WhenDeleted, p.WhenScaled
+	}
+	return whenDeleted, whenScaled
 }
 
 // The pod management policies of a StatefulSet.

@@ -4,7 +4,12 @@
 // statefulset.kubernetes.io/pod-name and apps.kubernetes.io/pod-index
 // labels and, for every volume claim template, its own
 // PersistentVolumeClaim "<template>-<set>-<ordinal>", created before the
-// pod and kept after it (the Retain policy).
+// pod. The claims outlive the pod and the set unless
+// persistentVolumeClaimRetentionPolicy says Delete (retention.go): as in
+// the real controller, whenDeleted: Delete makes the set a claim's
+// controller owner and whenScaled: Delete makes a member past
+// spec.replicas the owner of its claims before it is deleted, so the
+// garbage collector deletes them with their owner.
 //
 // One reconcile (sync.go) claims the set's pods, settles its revisions
 // (revisions.go: one ControllerRevision per pod template the set has
@@ -40,5 +45,6 @@
 //	step.go       one step: replace finished members, create, delete condemned, roll
 //	pods.go       a member's pod and claims: names, identity, volumes; creating and deleting
 //	revisions.go  ControllerRevisions: the update and current revision, history
+//	retention.go  the claims' owner references under the retention policy
 //	status.go     the status counts and the end of a rolling update
 package statefulset

@@ -277,3 +277,53 @@ func uids(ps []*api.Pod) []string {
 	}
 	return out
 }
+
+// TestClaimRetentionPolicyDelete runs a set whose claims are to be
+// deleted both with the set and on scale-down: each claim is owned by
+// the set; scaled from 3 to 1, the claims of the removed members go
+// with them (owned by their pods first), and deleting the set takes the
+// last claim with it.
+func TestClaimRetentionPolicyDelete(t *testing.T) {
+	c := start(t, nil)
+	ctx := context.Background()
+	claim := map[string]any{"metadata": map[string]any{"name": "data"},
+		"spec": map[string]any{"accessModes": []string{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]string{"storage": "1Gi"}}}}
+	body := setBody("db", 3, nil, map[string]any{"podManagementPolicy": "Parallel", "volumeClaimTemplates": []any{claim},
+		"persistentVolumeClaimRetentionPolicy": map[string]string{"whenDeleted": "Delete", "whenScaled": "Delete"}})
+	var set api.StatefulSet
+	require.NoError(t, kit.Create(ctx, c.Client, sets, body, &set))
+
+	live := func(cs []*api.PersistentVolumeClaim) map[string]*api.PersistentVolumeClaim {
+		out := map[string]*api.PersistentVolumeClaim{}
+		for _, cl := range cs {
+			if cl.DeletionTimestamp == nil {
+				out[cl.Name] = cl
+			}
+		}
+		return out
+	}
+	ownedBySet := func(cl *api.PersistentVolumeClaim) bool {
+		ref := api.ControllerOf(&cl.ObjectMeta)
+		return cl != nil && len(cl.OwnerReferences) == 1 && ref != nil && ref.Kind == "StatefulSet" && ref.UID == set.UID
+	}
+	cluster.Await(t, c, "persistentvolumeclaims", "three claims owned by the set", func(cs []*api.PersistentVolumeClaim) bool {
+		l := live(cs)
+		return len(l) == 3 && ownedBySet(l["data-db-0"]) && ownedBySet(l["data-db-1"]) && ownedBySet(l["data-db-2"])
+	})
+
+	patchSet(t, c, "db", map[string]any{"spec": map[string]any{"replicas": 1}})
+	cs := cluster.Await(t, c, "persistentvolumeclaims", "the claims of db-1 and db-2 deleted", func(cs []*api.PersistentVolumeClaim) bool {
+		l := live(cs)
+		return len(l) == 1 && ownedBySet(l["data-db-0"])
+	})
+	for _, cl := range cs {
+		if cl.Name != "data-db-0" {
+			ref := api.ControllerOf(&cl.ObjectMeta)
+			require.NotNil(t, ref, "claim %s", cl.Name)
+			assert.Equal(t, "Pod", ref.Kind, "claim %s is owned by its pod when it goes", cl.Name)
+		}
+	}
+
+	require.NoError(t, kit.DeleteWith(ctx, c.Client, sets.Named("db"), set.UID, "Background"))
+	cluster.Await(t, c, "persistentvolumeclaims", "every claim deleted", func(cs []*api.PersistentVolumeClaim) bool { return len(live(cs)) == 0 })
+}

@@ -27,6 +27,15 @@ func (c *Controller) step(ctx context.Context, key string, set *api.StatefulSet,
 			condemned = append(condemned, p)
 		}
 	}
+	// Claims first get the owners the retention policy asks for, so
+	// that a condemned member's claims go with it.
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil {
+			if err := c.applyRetention(ctx, set, p); err != nil {
+				return err
+			}
+		}
+	}
 	ordered := set.Spec.PodManagementPolicy != api.ParallelPodManagement
 	now := c.env.Clock.Now()
 	healthy := func(p *podAt) bool {
