@@ -4,7 +4,7 @@
 // informers, work queues and REST client.
 //
 // Each controller lives in its own package and reads like the real one
-// it models: cronjob, daemonset, deployment, disruption, endpointslice, job, nodelifecycle, replicaset,
+// it models: cronjob, daemonset, deployment, disruption, endpointslice, job, nodelifecycle, pvcprotection, replicaset,
 // scheduler, serviceaccount, statefulset, and the
 // simulated nodes in kubelet. kit holds what they share (the reconcile
 // loop, expectations, the event recorder), api the parts of the

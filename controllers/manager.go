@@ -17,6 +17,7 @@ import (
 	"github.com/kubecache/kubecache/controllers/kit"
 	"github.com/kubecache/kubecache/controllers/kubelet"
 	"github.com/kubecache/kubecache/controllers/nodelifecycle"
+	"github.com/kubecache/kubecache/controllers/pvcprotection"
 	"github.com/kubecache/kubecache/controllers/replicaset"
 	"github.com/kubecache/kubecache/controllers/scheduler"
 	"github.com/kubecache/kubecache/controllers/serviceaccount"
@@ -120,6 +121,8 @@ func build(env kit.Env, name string, opts Options) (runner, error) {
 		return job.New(env)
 	case NodeLifecycle:
 		return nodelifecycle.New(env, nodelifecycle.Options{})
+	case PVCProtection:
+		return pvcprotection.New(env)
 	case ReplicaSet:
 		return replicaset.New(env, replicaset.Options{})
 	case Scheduler:

@@ -15,6 +15,7 @@ const (
 	EndpointSlice  = "endpointslice"
 	Job            = "job"
 	NodeLifecycle  = "nodelifecycle"
+	PVCProtection  = "pvcprotection"
 	ReplicaSet     = "replicaset"
 	Scheduler      = "scheduler"
 	ServiceAccount = "serviceaccount"
@@ -22,7 +23,7 @@ const (
 )
 
 // All lists every controller, in the order a Manager starts them.
-var All = []string{CronJob, DaemonSet, Deployment, Disruption, EndpointSlice, Job, NodeLifecycle, ReplicaSet, Scheduler, ServiceAccount, StatefulSet}
+var All = []string{CronJob, DaemonSet, Deployment, Disruption, EndpointSlice, Job, NodeLifecycle, PVCProtection, ReplicaSet, Scheduler, ServiceAccount, StatefulSet}
 
 // ParseNames reads a --controllers value: "all", "" (none), or a comma
 // separated list of names, where "-name" removes one from what comes

@@ -30,6 +30,27 @@ type PodSpec struct {
 	RestartPolicy                 string            `json:"restartPolicy,omitempty"`
 	Hostname                      string            `json:"hostname,omitempty"`
 	Subdomain                     string            `json:"subdomain,omitempty"`
+	Volumes                       []Volume          `json:"volumes,omitempty"`
+}
+
+// Volume is what is read of one of a pod's volumes: the claim it
+// mounts, if it is a persistentVolumeClaim volume.
+type Volume struct {
+	Name                  string `json:"name"`
+	PersistentVolumeClaim *struct {
+		ClaimName string `json:"claimName"`
+	} `json:"persistentVolumeClaim,omitempty"`
+}
+
+// UsesClaim reports whether the pod mounts the PersistentVolumeClaim
+// name of its namespace.
+func (s *PodSpec) UsesClaim(name string) bool {
+	for _, v := range s.Volumes {
+		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == name {
+			return true
+		}
+	}
+	return false
 }
 
 // The restart policies of a pod.
