@@ -26,12 +26,15 @@
 // policy), complete.go and complete_fields.go (Complete and its table of
 // never-omitted optional fields), registry.go (PrepareCreate,
 // PrepareUpdate: Secret stringData, Job selectors, finalizers, Node taint),
-// registry_pod.go (a new Pod's status, QoS class, tolerations and
-// priority), service_alloc.go (cluster IPs and node ports), quantity.go
+// registry_pod.go (a new Pod's status, QoS class, tolerations,
+// priority and the label keys merged into its affinity and spread
+// selectors), service_alloc.go (cluster IPs and node ports), quantity.go
 // (resource quantities as numbers), quantity_canonical.go (quantities in
 // the canonical form the real server serves, applied by Complete), fielderror.go (FieldError, a 422's
 // cause, and Message), validate.go (Validate, the kind table and the
-// error helpers), validate_pod.go (pod specs), validate_workloads.go,
+// error helpers), validate_pod.go (pod specs, DNS config, host aliases),
+// validate_pod_scheduling.go (affinity, topology spread),
+// validate_pod_security.go (pod and container security contexts), validate_workloads.go,
 // validate_core.go, validate_other.go, validate_admission.go (webhook
 // configurations, certificate signing requests), validate_flowcontrol.go
 // (flow schemas, priority levels), validate_resource.go (device classes,

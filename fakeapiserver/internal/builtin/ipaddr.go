@@ -63,7 +63,14 @@ func ipString(a netip.Addr) string {
 
 // ipProblems returns what is wrong with s as an IP address in canonical
 // form (an IPAddress's name, a strict IP field).
-func ipProblems(s string) []string {
+func ipProblems(s string) []string { return ipFieldProblems(s, true) }
+
+// legacyIPProblems returns what is wrong with s as an IP address of a
+// field older than the strict rules (a pod's nameservers, host aliases):
+// the strict rules without the canonical form.
+func legacyIPProblems(s string) []string { return ipFieldProblems(s, false) }
+
+func ipFieldProblems(s string, canonical bool) []string {
 	a, ok := sloppyIP(s)
 	if !ok {
 		return []string{"must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"}
@@ -76,7 +83,7 @@ func ipProblems(s string) []string {
 	if strict.Is4In6() {
 		out = append(out, "must not be an IPv4-mapped IPv6 address")
 	}
-	if len(out) == 0 && s != ipString(a) {
+	if canonical && len(out) == 0 && s != ipString(a) {
 		out = append(out, "must be in canonical form ("+strconv.Quote(ipString(a))+")")
 	}
 	return out

@@ -74,3 +74,21 @@ func qualifiedNameProblems(s string) []string { return validation.QualifiedNameP
 
 // labelValueProblems checks a label value.
 func labelValueProblems(s string) []string { return validation.LabelValueProblems(s) }
+
+// searchDomainFmt is a subdomain whose labels may start with, and hold,
+// underscores (DNS search domains).
+const searchDomainFmt = `_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*`
+
+var searchDomainRE = regexp.MustCompile("^" + searchDomainFmt + "$")
+
+// searchDomainProblems checks a DNS search domain.
+func searchDomainProblems(s string) []string {
+	var out []string
+	if len(s) > 253 {
+		out = append(out, "must be no more than 253 characters")
+	}
+	if !searchDomainRE.MatchString(s) {
+		out = append(out, validation.RegexMessage("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character", searchDomainFmt, "example.com"))
+	}
+	return out
+}

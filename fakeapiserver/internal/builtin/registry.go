@@ -51,6 +51,9 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 	case "/Pod":
 		podStatusOnCreate(obj)
 		if spec := present(obj, "spec"); spec != nil {
+			if m != nil {
+				mergeMatchLabelKeys(m.Labels, spec)
+			}
 			defaultTolerations(spec)
 			if msg := admitPriority(spec, env.Priority); msg != "" {
 				return &Forbidden{Message: msg}

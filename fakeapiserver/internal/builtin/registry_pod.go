@@ -194,3 +194,53 @@ func admitPriority(spec *jsonv.Value, lookup PriorityLookup) string {
 	spec.Set("preemptionPolicy", jsonv.NewString(pc.PreemptionPolicy))
 	return ""
 }
+
+// mergeMatchLabelKeys does what the real pod strategy does on create
+// with the label keys of pod affinity terms and topology spread
+// constraints: for each key the pod has a label of, the term's or
+// constraint's selector gets an expression, In (matchLabelKeys) or NotIn
+// (mismatchLabelKeys) that label's value. A term without a selector is
+// left alone (it matches nothing).
+func mergeMatchLabelKeys(labels map[string]string, spec *jsonv.Value) {
+	merge := func(t *jsonv.Value) {
+		sel := present(t, "labelSelector")
+		if sel == nil {
+			return
+		}
+		for _, km := range [][2]string{{"matchLabelKeys", "In"}, {"mismatchLabelKeys", "NotIn"}} {
+			for _, k := range stringsOf(t, km[0]) {
+				val, ok := labels[k]
+				if !ok {
+					continue
+				}
+				exprs := sel.Get("matchExpressions")
+				if exprs == nil || exprs.Kind != jsonv.Array {
+					sel.Set("matchExpressions", jsonv.Value{Kind: jsonv.Array})
+					exprs = sel.Get("matchExpressions")
+				}
+				exprs.Arr = append(exprs.Arr, object(
+					jsonv.Member{Key: "key", Value: jsonv.NewString(k)},
+					jsonv.Member{Key: "operator", Value: jsonv.NewString(km[1])},
+					jsonv.Member{Key: "values", Value: stringArray(val)}))
+			}
+		}
+	}
+	if a := present(spec, "affinity"); a != nil {
+		for _, k := range []string{"podAffinity", "podAntiAffinity"} {
+			pa := present(a, k)
+			if pa == nil {
+				continue
+			}
+			each(pa, "requiredDuringSchedulingIgnoredDuringExecution", merge)
+			each(pa, "preferredDuringSchedulingIgnoredDuringExecution", func(w *jsonv.Value) {
+				if t := present(w, "podAffinityTerm"); t != nil {
+					merge(t)
+				}
+			})
+		}
+	}
+	each(spec, "topologySpreadConstraints", func(c *jsonv.Value) {
+		// Constraints have no mismatchLabelKeys.
+		merge(c)
+	})
+}

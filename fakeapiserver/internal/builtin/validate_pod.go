@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
@@ -58,6 +59,11 @@ func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
 		v.toleration(index(path+".tolerations", i), t)
 	}
 	v.hostNamespaces(path, spec)
+	v.affinity(path+".affinity", present(spec, "affinity"))
+	v.topologySpread(path+".topologySpreadConstraints", spec)
+	v.podSecurityContext(path+".securityContext", spec)
+	v.dnsConfig(path+".dnsConfig", spec)
+	v.hostAliases(path+".hostAliases", spec)
 	for i, g := range items(spec, "readinessGates") {
 		ct := str(g, "conditionType")
 		v.problems(index(path+".readinessGates", i)+".conditionType", ct, qualifiedNameProblems(ct))
@@ -206,6 +212,7 @@ func (v *validator) container(p string, c *jsonv.Value, vols map[string]bool) {
 		v.notSupported(p+".imagePullPolicy", pp, "Always", "IfNotPresent", "Never")
 	}
 	v.resources(p+".resources", present(c, "resources"))
+	v.containerSecurityContext(p+".securityContext", c)
 }
 
 // containerPorts checks a container's ports.
@@ -353,4 +360,65 @@ func (v *validator) podTemplate(path string, t *jsonv.Value) {
 		v.labels(path+".metadata.labels", stringMap(md, "labels"))
 	}
 	v.podSpec(path+".spec", sub(t, "spec"), podOptions{})
+}
+
+// dnsConfig checks a pod's DNS settings: a configuration with a
+// nameserver when the policy is None, at most 3 nameservers that are IP
+// addresses, at most 32 search domains of 2048 characters in all, and
+// options with names.
+func (v *validator) dnsConfig(p string, spec *jsonv.Value) {
+	dc := present(spec, "dnsConfig")
+	servers := stringsOf(dc, "nameservers")
+	if str(spec, "dnsPolicy") == "None" {
+		if dc == nil {
+			v.required(p, "must provide `dnsConfig` when `dnsPolicy` is None")
+			return
+		}
+		if len(servers) == 0 {
+			v.required(p+".nameservers", "must provide at least one DNS nameserver when `dnsPolicy` is None")
+			return
+		}
+	}
+	if dc == nil {
+		return
+	}
+	if len(servers) > 3 {
+		v.add(invalidList(p+".nameservers", servers, "must not have more than 3 nameservers"))
+	}
+	for i, ns := range servers {
+		v.problems(index(p+".nameservers", i), ns, legacyIPProblems(ns))
+	}
+	searches := stringsOf(dc, "searches")
+	if len(searches) > 32 {
+		// The real validator reports this twice.
+		for range 2 {
+			v.add(invalidList(p+".searches", searches, "must not have more than 32 search paths"))
+		}
+	}
+	if len(strings.Join(searches, " ")) > 2048 {
+		v.add(invalidList(p+".searches", searches, "must not have more than 2048 characters (including spaces) in the search list"))
+	}
+	for i, s := range searches {
+		if s != "." {
+			s = strings.TrimSuffix(s, ".")
+			v.problems(index(p+".searches", i), s, searchDomainProblems(s))
+		}
+	}
+	for i, o := range items(dc, "options") {
+		if str(o, "name") == "" {
+			v.required(index(p+".options", i), "must not be empty")
+		}
+	}
+}
+
+// hostAliases checks a pod's host aliases: IP addresses and subdomains.
+func (v *validator) hostAliases(p string, spec *jsonv.Value) {
+	for i, a := range items(spec, "hostAliases") {
+		ap := index(p, i)
+		ip := str(a, "ip")
+		v.problems(ap+".ip", ip, legacyIPProblems(ip))
+		for j, h := range stringsOf(a, "hostnames") {
+			v.problems(index(ap+".hostnames", j), h, validation.SubdomainProblems(h))
+		}
+	}
 }
