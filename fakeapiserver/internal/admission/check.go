@@ -3,6 +3,7 @@ package admission
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 
@@ -182,4 +183,23 @@ func checkActions(actions []string) []apistatus.FieldError {
 		errs = append(errs, apistatus.FieldRequired("spec.validationActions", ""))
 	}
 	return errs
+}
+
+// webhookConditionEnv is the environment of webhook match conditions:
+// object, oldObject, request and the authorizer, without params.
+var webhookConditionEnv = sync.OnceValues(func() (*cel.Env, error) {
+	return newEnv(newVarTypes(), envSpec{authorizer: true})
+})
+
+// CheckWebhookCondition compiles a match condition of a validating or
+// mutating webhook as the real server does when the configuration is
+// written, and returns why it is refused ("compilation failed: …", "must
+// evaluate to bool …"), or "" when it compiles to a bool.
+func CheckWebhookCondition(expr string) string {
+	env, err := webhookConditionEnv()
+	if err != nil {
+		return ""
+	}
+	prog, _ := compileExpr(env, expr, cel.BoolType)
+	return prog.err
 }

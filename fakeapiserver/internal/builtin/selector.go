@@ -103,8 +103,11 @@ func (v *validator) selector(field string, s *labelSelector) {
 				v.forbidden(f+".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
 			}
 		default:
-			v.notSupported(f+".operator", e.operator, "In", "NotIn", "Exists", "DoesNotExist")
+			v.invalid(f+".operator", e.operator, "not a valid selector operator")
 		}
 		v.problems(f+".key", e.key, qualifiedNameProblems(e.key))
+		for j, val := range e.values {
+			v.problems(index(f+".values", j), val, labelValueProblems(val))
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"crypto/x509"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/admission"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
@@ -65,14 +66,46 @@ func (v *validator) webhooks(obj *jsonv.Value, mutating bool) {
 		if mutating {
 			v.enum(wh, "reinvocationPolicy", p+".reinvocationPolicy", "IfNeeded", "Never")
 		}
+		v.selector(p+".namespaceSelector", readSelector(wh, "namespaceSelector"))
+		v.selector(p+".objectSelector", readSelector(wh, "objectSelector"))
 		v.clientConfig(p+".clientConfig", sub(wh, "clientConfig"))
 		v.admissionReviewVersions(p+".admissionReviewVersions", stringsOf(wh, "admissionReviewVersions"))
+		v.matchConditions(p+".matchConditions", items(wh, "matchConditions"))
 		if name != "" {
 			if seen[name] {
 				v.duplicate(p+".name", name)
 			}
 			seen[name] = true
 		}
+	}
+}
+
+// matchConditions checks a webhook's match conditions: at most 64, each
+// with a unique qualified name and an expression that compiles to a bool
+// in the real server's environment (admission.CheckWebhookCondition).
+func (v *validator) matchConditions(p string, conds []*jsonv.Value) {
+	if len(conds) > 64 {
+		v.add(FieldError{Type: apistatus.CauseFieldValueTooMany, Field: p, Value: strconv.Itoa(len(conds)), Detail: "must have at most 64 items"})
+	}
+	seen := map[string]bool{}
+	for i, c := range conds {
+		cp := index(p, i)
+		expr := strings.TrimSpace(str(c, "expression"))
+		if expr == "" {
+			v.required(cp+".expression", "")
+		} else if msg := admission.CheckWebhookCondition(expr); msg != "" {
+			v.invalid(cp+".expression", expr, msg)
+		}
+		name := str(c, "name")
+		if name == "" {
+			v.required(cp+".name", "")
+			continue
+		}
+		v.problems(cp+".name", name, qualifiedNameProblems(name))
+		if seen[name] {
+			v.duplicate(cp+".name", name)
+		}
+		seen[name] = true
 	}
 }
 

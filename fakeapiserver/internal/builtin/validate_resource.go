@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
+	kcel "github.com/kubecache/kubecache/fakeapiserver/internal/cel"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
@@ -15,11 +16,7 @@ import (
 
 func validateDeviceClass(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	spec := sub(obj, "spec")
-	for i, s := range items(spec, "selectors") {
-		if present(s, "cel") == nil {
-			v.required(index("spec.selectors", i)+".cel", "")
-		}
-	}
+	v.deviceSelectors("spec.selectors", spec)
 	for i, c := range items(spec, "config") {
 		if o := present(c, "opaque"); o != nil && str(o, "driver") == "" {
 			v.required(index("spec.config", i)+".opaque.driver", "")
@@ -51,7 +48,11 @@ func (v *validator) deviceRequests(p string, devices *jsonv.Value) {
 		case exactly != nil && first:
 			v.invalidRaw(rp, "null", "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set")
 		}
+		for j, sr := range items(r, "firstAvailable") {
+			v.deviceSelectors(index(rp+".firstAvailable", j)+".selectors", sr)
+		}
 		if exactly != nil {
+			v.deviceSelectors(rp+".exactly.selectors", exactly)
 			if str(exactly, "deviceClassName") == "" {
 				v.required(rp+".exactly.deviceClassName", "")
 			}
@@ -176,4 +177,22 @@ func (v *validator) requiredWithin(p, name string, limit int) bool {
 		v.add(FieldError{Type: apistatus.CauseFieldValueTooLong, Field: p, Detail: "may not be more than " + strconv.Itoa(limit) + " bytes"})
 	}
 	return true
+}
+
+// deviceSelectors checks the selectors under obj: each has a CEL
+// expression, which must parse. Its other compile errors (names, types)
+// are not checked: the fake server does not declare the device
+// environment.
+func (v *validator) deviceSelectors(p string, obj *jsonv.Value) {
+	for i, s := range items(obj, "selectors") {
+		c := present(s, "cel")
+		if c == nil {
+			v.required(index(p, i)+".cel", "")
+			continue
+		}
+		expr := str(c, "expression")
+		if msg := kcel.SyntaxError(expr); msg != "" {
+			v.invalid(index(p, i)+".cel.expression", expr, msg)
+		}
+	}
 }

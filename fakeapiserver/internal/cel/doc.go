@@ -26,6 +26,8 @@
 //     libraries' object types share.
 //   - root.go: the root of a resource as rules see it (apiVersion, kind,
 //     metadata.name and metadata.generateName).
+//   - syntax.go: SyntaxError, an expression's parse errors alone (device
+//     selectors).
 //   - check.go: Rules.Check, the rules run against an object (and the
 //     stored one on update).
 //   - library.go: the Kubernetes CEL functions rules commonly call
