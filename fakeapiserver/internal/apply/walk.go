@@ -173,14 +173,25 @@ func compare(lhs, rhs *jsonv.Value, n node, path string, c *comparison) {
 			break
 		}
 		for _, it := range li.items {
+			p := joinPath(path, it.elem)
+			if li.repeated(it.elem) || ri.repeated(it.elem) {
+				// An item whose key repeats is one leaf: its copies
+				// together.
+				compare(li.group(it.elem), ri.group(it.elem), node{}, p, c)
+				continue
+			}
 			var other *jsonv.Value
 			if j, ok := ri.byElem[it.elem]; ok {
 				other = &ri.items[j].value
 			}
-			compare(&it.value, other, elem, joinPath(path, it.elem), c)
+			compare(&it.value, other, elem, p, c)
 		}
 		for _, it := range ri.items {
 			if _, ok := li.byElem[it.elem]; !ok {
+				if ri.repeated(it.elem) {
+					compare(nil, ri.group(it.elem), node{}, joinPath(path, it.elem), c)
+					continue
+				}
 				compare(nil, &it.value, elem, joinPath(path, it.elem), c)
 			}
 		}
@@ -242,6 +253,23 @@ func lookup(ms []jsonv.Member, key string) *jsonv.Value {
 type indexedItems struct {
 	items  []indexedItem
 	byElem map[string]int
+	// copies holds, for an element that more than one item has, all
+	// of those items in order.
+	copies map[string][]jsonv.Value
+}
+
+func (x indexedItems) repeated(e string) bool { return len(x.copies[e]) > 1 }
+
+// group returns the items with element e as one array value, nil when
+// there is none.
+func (x indexedItems) group(e string) *jsonv.Value {
+	if c := x.copies[e]; len(c) > 0 {
+		return &jsonv.Value{Kind: jsonv.Array, Arr: c}
+	}
+	if j, ok := x.byElem[e]; ok {
+		return &jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{x.items[j].value}}
+	}
+	return nil
 }
 
 type indexedItem struct {
@@ -250,9 +278,11 @@ type indexedItem struct {
 }
 
 // indexItems identifies the items of a set or associative list. A
-// repeated item keeps its first position.
+// repeated item keeps its first position, and its copies are kept
+// together: the real server records such an element as a whole, without
+// the fields under it.
 func indexItems(v *jsonv.Value, n node, sh shape) (indexedItems, error) {
-	out := indexedItems{byElem: map[string]int{}}
+	out := indexedItems{byElem: map[string]int{}, copies: map[string][]jsonv.Value{}}
 	if v == nil || v.Kind != jsonv.Array {
 		return out, nil
 	}
@@ -261,7 +291,11 @@ func indexItems(v *jsonv.Value, n node, sh shape) (indexedItems, error) {
 		if err != nil {
 			return out, err
 		}
-		if _, dup := out.byElem[e]; dup {
+		if j, dup := out.byElem[e]; dup {
+			if len(out.copies[e]) == 0 {
+				out.copies[e] = []jsonv.Value{out.items[j].value}
+			}
+			out.copies[e] = append(out.copies[e], item)
 			continue
 		}
 		out.byElem[e] = len(out.items)

@@ -39,6 +39,7 @@
 // configurations, certificate signing requests), validate_flowcontrol.go
 // (flow schemas, priority levels), validate_resource.go (device classes,
 // claims, claim templates, resource slices, device taint rules),
+// validate_device.go (a resource slice's devices),
 // validate_network.go (service CIDRs, IP addresses, ingress classes)
 // (each kind's rules), resource_requirements.go (a container's resource
 // names, quantities, requests and limits), ipaddr.go (IP addresses and

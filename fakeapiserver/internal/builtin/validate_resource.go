@@ -102,7 +102,9 @@ func validateResourceSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		v.required("spec", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required")
 	}
 	seen := map[string]bool{}
+	perDevice := isTrue(spec, "perDeviceNodeSelection")
 	for i, d := range items(spec, "devices") {
+		v.device(index("spec.devices", i), d, perDevice)
 		name := str(d, "name")
 		if seen[name] {
 			v.duplicate(index("spec.devices", i), name)

@@ -177,6 +177,7 @@ func podWarnings(path string, spec *jsonv.Value, template bool) []string {
 			}
 		}
 	}
+	out = append(out, portWarnings(path, spec)...)
 	if n, ok := integer(spec, "terminationGracePeriodSeconds"); ok && n < 0 && template {
 		out = append(out, path+".terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1")
 	}
@@ -191,4 +192,62 @@ func hidesPrevious(e *jsonv.Value, name string) bool {
 	ref := "$(" + name + ")"
 	value := str(e, "value")
 	return !unset(e, "valueFrom") || value == ref || !strings.Contains(value, ref)
+}
+
+// portWarnings are the warnings about the ports of all a pod's
+// containers: one protocol and port defined twice (duplicate, overlapping
+// or ambiguous by host port and IP), and a port name used twice.
+func portWarnings(path string, spec *jsonv.Value) []string {
+	type block struct {
+		field, hostIP string
+		hostPort      int64
+	}
+	var out []string
+	byPort := map[string][]block{}
+	names := map[string]string{}
+	for _, list := range []string{"initContainers", "containers", "ephemeralContainers"} {
+		for ci, c := range items(spec, list) {
+			for i, port := range items(c, "ports") {
+				f := index(index(path+"."+list, ci)+".ports", i)
+				cp, _ := integer(port, "containerPort")
+				hp, _ := integer(port, "hostPort")
+				b := block{field: f, hostIP: str(port, "hostIP"), hostPort: hp}
+				proto := str(port, "protocol")
+				if proto == "" {
+					// The warnings are computed on the object as sent;
+					// the real server's, after defaulting.
+					proto = "TCP"
+				}
+				k := strconv.FormatInt(cp, 10) + "/" + proto
+				for _, o := range byPort[k] {
+					switch {
+					case b.hostIP == o.hostIP && b.hostPort == o.hostPort:
+						out = append(out, f+": duplicate port definition with "+o.field)
+					case b.hostPort == 0 || o.hostPort == 0:
+						out = append(out, f+": overlapping port definition with "+o.field)
+					case b.hostPort == o.hostPort && (b.hostIP == "") != (o.hostIP == ""):
+						out = append(out, f+": dangerously ambiguous port definition with "+o.field)
+					}
+				}
+				byPort[k] = append(byPort[k], b)
+			}
+		}
+	}
+	for _, list := range []string{"initContainers", "containers", "ephemeralContainers"} {
+		for ci, c := range items(spec, list) {
+			for i, port := range items(c, "ports") {
+				name := str(port, "name")
+				if name == "" {
+					continue
+				}
+				f := index(index(path+"."+list, ci)+".ports", i)
+				if other, ok := names[name]; ok {
+					out = append(out, f+": duplicate port name "+strconv.Quote(name)+" with "+other+", services and probes that select ports by name will use "+other)
+				} else {
+					names[name] = f
+				}
+			}
+		}
+	}
+	return out
 }
