@@ -56,13 +56,14 @@ func TestViewOfARealInformer(t *testing.T) {
 	}
 
 	f := openFrames(t, e.ctx, client, base)
-	fr := f.until("the synced store and handler", func(fr webview.Frame) bool {
-		return fr.Store.Synced && len(fr.Handlers) == 1 && fr.Handlers[0].Synced
+	// The reflector moves from Listing to Watching just after the list is
+	// in the store, so a frame can show the store synced while Listing.
+	fr := f.until("the synced store and handler, watching", func(fr webview.Frame) bool {
+		return fr.Store.Synced && len(fr.Handlers) == 1 && fr.Handlers[0].Synced && fr.State.Kind == "Watching"
 	})
 	assert.Equal(t, "configmaps", fr.Name)
 	assert.Equal(t, 12, fr.Store.Count)
 	assert.Equal(t, e.inf.LastSyncResourceVersion(), fr.Store.LastSync)
-	assert.Equal(t, "Watching", fr.State.Kind)
 	require.Len(t, fr.Handlers, 1)
 	assert.Equal(t, "configmaps/count", fr.Handlers[0].Name)
 	assert.True(t, fr.Handlers[0].Synced)
