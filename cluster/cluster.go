@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -15,7 +16,9 @@ import (
 // Options say what a cluster runs.
 type Options struct {
 	// Server configures the fake API server. Its Clock, when set, is the
-	// controllers' and nodes' clock too.
+	// controllers' and nodes' clock too. Without the node lifecycle
+	// controller among Controllers, Server.NoNodeTaint is set: new Nodes
+	// get no not-ready taint, as nothing would remove it.
 	Server fakeapiserver.Options
 	// Controllers names the controllers to run (controllers.All for
 	// every one); none when empty, so a test of one controller sees only
@@ -55,6 +58,10 @@ func Start(t testing.TB, opts Options) *Cluster {
 			}
 			return nil, false
 		}
+	}
+	if !slices.Contains(opts.Controllers, controllers.NodeLifecycle) {
+		// Nothing would remove the not-ready taint a new Node gets.
+		opts.Server.NoNodeTaint = true
 	}
 	srv := fakeapiserver.NewForTest(t, opts.Server)
 	path := filepath.Join(t.TempDir(), "kubeconfig")

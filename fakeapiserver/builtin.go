@@ -36,7 +36,7 @@ func builtinKind(res *registry.Resource, apiVersion string) builtin.Kind {
 // builtinWrite returns the environment of one write.
 func (s *Server) builtinWrite(dryRun bool) builtin.Write {
 	return builtin.Write{
-		Env:      builtin.Env{Now: s.clock.Now(), Priority: s.priorityClass, NoNodeTaint: true},
+		Env:      builtin.Env{Now: s.clock.Now(), Priority: s.priorityClass, NoNodeTaint: s.opts.NoNodeTaint},
 		Services: s.services,
 		DryRun:   dryRun,
 	}

@@ -159,6 +159,13 @@ type Options struct {
 	// a box plug in here.
 	PodLogs func(namespace, pod, container string) (log []byte, ok bool)
 
+	// NoNodeTaint leaves out the node.kubernetes.io/not-ready:NoSchedule
+	// taint the real server's TaintNodesByCondition admission gives every
+	// new Node. On a real cluster the node lifecycle controller removes
+	// it once the Node reports Ready; a caller that runs no such
+	// controller but schedules pods onto its Nodes sets this.
+	NoNodeTaint bool
+
 	// Deviations from the real server, for testing clients against
 	// servers that behave differently.
 

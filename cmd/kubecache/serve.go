@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -89,7 +90,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 
 	con := newConsole(a.stdout, a.stderr)
-	opts := fakeapiserver.Options{Addr: listen, Admin: admin, TLS: useTLS}
+	// New Nodes get the real server's not-ready taint only when the node
+	// lifecycle controller runs to remove it.
+	opts := fakeapiserver.Options{Addr: listen, Admin: admin, TLS: useTLS, NoNodeTaint: !slices.Contains(names, controllers.NodeLifecycle)}
 	if token != "" {
 		opts.Tokens = map[string]fakeapiserver.User{token: {Name: "admin", Groups: []string{"system:masters"}}}
 		opts.AdminToken = token

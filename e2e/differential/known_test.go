@@ -19,5 +19,4 @@ var known = []Known{
 	// In TestKubectl, Where is "TestKubectl: kubectl <step>" and Path
 	// "<METHOD path?query>.<JSON path>" (or "requests", "output").
 	{`TestKubectl: kubectl apply --server-side`, `configmaps/k\?fieldManager=kubectl[^.]*\.metadata\.(annotations\.kubectl\.kubernetes\.io/last-applied-configuration|managedFields\.length)$`, openDifference("kubectl apply --server-side over a client-side apply")},
-	{`TestBuiltinDefaults: defaults: node`, `^spec\.taints$`, accepted("a new Node has no not-ready taint")},
 }

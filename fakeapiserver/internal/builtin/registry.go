@@ -17,8 +17,8 @@ type Env struct {
 	// Priority finds priority classes for new Pods; nil knows none.
 	Priority PriorityLookup
 	// NoNodeTaint leaves out the not-ready taint a new Node gets from the
-	// TaintNodesByCondition plugin: without a node lifecycle controller
-	// to remove it once the Node is Ready, the taint would stay.
+	// TaintNodesByCondition plugin, for a server whose caller runs no node
+	// lifecycle controller to remove it once the Node is Ready.
 	NoNodeTaint bool
 }
 
