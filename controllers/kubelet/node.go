@@ -114,7 +114,11 @@ func (k *Kubelet) register(ctx context.Context, n *simNode) error {
 	if err != nil {
 		return fmt.Errorf("register node %s: %w", n.name, err)
 	}
-	if err := kit.PutStatus(ctx, k.env.Client, t, "v1", "Node", &cur.ObjectMeta, k.nodeStatus(n, k.env.Clock.Now()), nil); err != nil {
+	// A patch of the status, as a real kubelet writes it, carries no
+	// resourceVersion: the node lifecycle controller taking the
+	// not-ready taint off meanwhile is no conflict.
+	patch := map[string]any{"status": k.nodeStatus(n, k.env.Clock.Now())}
+	if err := kit.MergePatch(ctx, k.env.Client, t, "status", patch, nil); err != nil {
 		return fmt.Errorf("node %s status: %w", n.name, err)
 	}
 	return k.renewLease(ctx, n, &cur)
