@@ -372,16 +372,8 @@ func orNone(s string) string {
 
 // at walks object members from v.
 func at(v any, path ...string) (any, bool) {
-	for _, name := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[name]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
+	x, err := member(v, path)
+	return x, err == nil
 }
 
 // strAt returns the string at path, or "".
