@@ -466,21 +466,29 @@ func (b *planBuilder) sliceType(t reflect.Type, intern bool) valueDecoder {
 		if open, err := s.nullOrOpen('[', v); !open {
 			return err
 		}
-		out := reflect.MakeSlice(t, 0, 0)
-		zero := reflect.Zero(t.Elem())
+		// Elements are decoded in place, the slice grown through v
+		// itself: reflect.Append would allocate a slice header for
+		// every element. v is a field of a fresh object (a fallback to
+		// encoding/json starts again on another), so starting from nil
+		// gives every element its zero value.
+		v.SetZero()
 		err := s.array(func(i int) error {
-			out = reflect.Append(out, zero)
-			return decElem(s, out.Index(i))
+			if i == v.Cap() {
+				v.Grow(1)
+			}
+			v.SetLen(i + 1)
+			return decElem(s, v.Index(i))
 		})
 		if err != nil {
 			return err
 		}
-		if out.Cap() > out.Len() {
-			exact := reflect.MakeSlice(t, out.Len(), out.Len())
-			reflect.Copy(exact, out)
-			out = exact
+		// Keep exactly the elements: the cached object holds the slice
+		// for its life.
+		if n := v.Len(); n == 0 || v.Cap() > n {
+			exact := reflect.MakeSlice(t, n, n)
+			reflect.Copy(exact, v)
+			v.Set(exact)
 		}
-		v.Set(out)
 		return nil
 	}
 }

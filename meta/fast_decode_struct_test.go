@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -283,4 +284,29 @@ func FuzzDecodeStructMatchesEncodingJSON(f *testing.F) {
 			require.Equal(t, &want, got, "on %q", data)
 		}
 	})
+}
+
+// A slice of structs decodes as encoding/json decodes it, element by
+// element from zero, and holds exactly its elements: the cached object
+// keeps the slice for its life.
+func TestStructDecoderSlicesExact(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 5, 9} {
+		var b strings.Builder
+		b.WriteString(`{"spec":{"containers":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"name":"c%d","image":"img","ports":[{"name":"p","containerPort":%d}]}`, i, 80+i)
+		}
+		b.WriteString(`]}}`)
+		data := []byte(b.String())
+
+		var want, fast fastPod
+		require.NoError(t, json.Unmarshal(data, &want))
+		require.NoError(t, structDecoderFor(reflect.TypeFor[fastPod]()).decodeTop(data, reflect.ValueOf(&fast).Elem()))
+		assert.Equal(t, want, fast, "%d containers", n)
+		require.NotNil(t, fast.Spec.Containers, "an empty array is an empty slice, not nil")
+		assert.Equal(t, n, cap(fast.Spec.Containers), "%d containers held in a slice of capacity %d", n, cap(fast.Spec.Containers))
+	}
 }
