@@ -9,6 +9,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/builtin"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
 	"github.com/kubecache/kubecache/meta"
 	"github.com/kubecache/kubecache/watch"
@@ -24,13 +25,22 @@ import (
 // first address.
 const serviceCIDR = "10.96.0.0/16"
 
-// builtinKind names res's kind at the version of a write.
+// builtinKind names res's kind at the version of a write: the storage
+// version of what was written at apiVersion, which may be another
+// group's (an events.k8s.io Event is a core Event), with the version
+// the request addressed, whose validation rules apply.
 func builtinKind(res *registry.Resource, apiVersion string) builtin.Kind {
-	v := apiVersion
-	if _, after, ok := strings.Cut(apiVersion, "/"); ok {
-		v = after
+	group, version := splitAPIVersion(request.StoredAPIVersion(res.Kind, apiVersion))
+	return builtin.Kind{Group: group, Version: version, Kind: res.Kind, Request: res.GroupVersion()}
+}
+
+// splitAPIVersion splits an apiVersion into its group ("" for the core
+// group) and version.
+func splitAPIVersion(apiVersion string) (group, version string) {
+	if g, v, ok := strings.Cut(apiVersion, "/"); ok {
+		return g, v
 	}
-	return builtin.Kind{Group: res.Group, Version: v, Kind: res.Kind}
+	return "", apiVersion
 }
 
 // builtinWrite returns the environment of one write.

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apply"
@@ -304,11 +303,8 @@ func updateType(res *registry.Resource, apiVersion string) apply.Type {
 	if res.Custom {
 		return apply.Type{}
 	}
-	version := apiVersion
-	if _, v, ok := strings.Cut(apiVersion, "/"); ok {
-		version = v
-	}
-	typ, ok := apply.ForKind(openapi.Builtin(), openapi.GVK{Group: res.Group, Version: version, Kind: res.Kind})
+	group, version := splitAPIVersion(apiVersion)
+	typ, ok := apply.ForKind(openapi.Builtin(), openapi.GVK{Group: group, Version: version, Kind: res.Kind})
 	if !ok {
 		return apply.Type{}
 	}

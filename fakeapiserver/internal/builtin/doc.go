@@ -55,7 +55,10 @@
 // and update), eviction.go (what pods/eviction checks of a pod and its
 // disruption budgets, and the budget status an eviction writes),
 // csr_approval.go (what an update of a CertificateSigningRequest's
-// approval subresource stores, and its validation), hpa_convert.go,
-// hpa_metrics.go and hpa_types.go (HorizontalPodAutoscalers between
-// autoscaling/v1 and v2; Conversions).
+// approval subresource stores, and its validation), conversions.go
+// (Conversions: the kinds served at a version they are not stored at),
+// hpa_convert.go, hpa_metrics.go and hpa_types.go (HorizontalPodAutoscalers
+// between autoscaling/v1 and v2), event_convert.go (events.k8s.io/v1
+// Events stored as core/v1 Events) and validate_event.go (an Event's
+// rules by the API written through).
 package builtin

@@ -260,17 +260,3 @@ func behaviorFromAnnotation(b hpaBehaviorAnnotation) *hpaBehavior {
 	}
 	return &hpaBehavior{ScaleUp: conv(b.ScaleUp), ScaleDown: conv(b.ScaleDown)}
 }
-
-// Conversion serves a kind at a version other than the one it is stored
-// at: ToStored converts an object written at the served version (its
-// full JSON), FromStored a stored one for reading at it.
-type Conversion struct {
-	StoredAPIVersion     string
-	ToStored, FromStored func(obj []byte) ([]byte, error)
-}
-
-// Conversions holds the served versions that convert, by
-// "apiVersion/Kind" of the served version.
-var Conversions = map[string]Conversion{
-	"autoscaling/v1/HorizontalPodAutoscaler": {StoredAPIVersion: "autoscaling/v2", ToStored: HPAFromV1, FromStored: HPAToV1},
-}

@@ -260,13 +260,3 @@ func containsSlash(s string) bool {
 	}
 	return false
 }
-
-func validateEvent(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
-	io := present(obj, "involvedObject")
-	if io == nil {
-		return
-	}
-	if ns := str(io, "namespace"); ns != "" && ns != m.Namespace {
-		v.invalid("involvedObject.namespace", ns, "does not match event.namespace")
-	}
-}

@@ -6,9 +6,13 @@ import (
 	"github.com/kubecache/kubecache/meta"
 )
 
-// Kind names a built-in kind at the version a request uses.
+// Kind names a built-in kind at the version it is stored at.
 type Kind struct {
 	Group, Version, Kind string
+	// Request is the apiVersion the request addressed ("" when it is
+	// the stored one): an Event written through events.k8s.io/v1 is
+	// stored as a core Event and validated by that API's rules.
+	Request string
 }
 
 // Invalid is a write the validators refuse: the server answers 422
@@ -84,7 +88,7 @@ func (w Write) AdmitCreate(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
 	if err := PrepareCreate(k.Group, k.Kind, m, obj, w.Env); err != nil {
 		return err
 	}
-	if errs := Validate(k.Group, k.Kind, m, obj); len(errs) > 0 {
+	if errs := validateCreate(k, m, obj); len(errs) > 0 {
 		return &Invalid{Errors: errs}
 	}
 	if k.Group == "" && k.Kind == "Service" && w.Services != nil {
@@ -106,7 +110,7 @@ func (w Write) AdmitUpdate(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) er
 		// update names its own; carry them before validating.
 		carryServiceAddresses(present(obj, "spec"), present(old, "spec"))
 	}
-	if errs := ValidateUpdate(k.Group, k.Kind, m, obj, old); len(errs) > 0 {
+	if errs := validateUpdate(k, m, obj, old); len(errs) > 0 {
 		return &Invalid{Errors: errs}
 	}
 	if k.Group == "" && k.Kind == "Service" && w.Services != nil {
@@ -116,6 +120,31 @@ func (w Write) AdmitUpdate(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) er
 	}
 	complete(k, obj)
 	return nil
+}
+
+// validateCreate runs the validators of a create of k: the kind's, or
+// an Event's rules of the API it was written through.
+func validateCreate(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) []FieldError {
+	if strictEvent(k) {
+		return validateEventsV1Create(orEmptyMeta(m), obj)
+	}
+	return Validate(k.Group, k.Kind, m, obj)
+}
+
+// validateUpdate is validateCreate for an update from old.
+func validateUpdate(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) []FieldError {
+	if strictEvent(k) && old != nil {
+		return validateEventsV1Update(orEmptyMeta(m), obj, old)
+	}
+	return ValidateUpdate(k.Group, k.Kind, m, obj, old)
+}
+
+// orEmptyMeta returns m, or empty metadata for nil.
+func orEmptyMeta(m *meta.ObjectMeta) *meta.ObjectMeta {
+	if m == nil {
+		return &meta.ObjectMeta{}
+	}
+	return m
 }
 
 // ServiceOwner is the key a Service's addresses are held under: its uid,

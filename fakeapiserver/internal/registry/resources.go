@@ -52,6 +52,13 @@ type Resource struct {
 	Fields []string
 	// FieldSpecs says how to read each of Fields from an object.
 	FieldSpecs map[string]FieldSpec
+	// FieldLabels maps a field selector's field to the stored field it
+	// reads, for a resource whose objects are stored in another group's
+	// shape (events.k8s.io's regarding.kind reads the stored
+	// involvedObject.kind), as the real server's field label conversion
+	// does; FieldSpecs then reads the stored fields. Nil: each field
+	// reads itself.
+	FieldLabels map[string]string
 	// FieldError formats the message for an unsupported field selector;
 	// nil uses the generic one.
 	FieldError func(field string) string
@@ -90,6 +97,11 @@ type Resource struct {
 	// PrinterColumns are a custom resource's additionalPrinterColumns
 	// (its Table columns after Name).
 	PrinterColumns []tbl.PrinterColumn
+	// SharedStorage, when set, is the StorageKey of another group's
+	// resource whose storage this one serves (events.k8s.io's Events are
+	// the core Events): objects written through either are read,
+	// listed and watched through both, with one resourceVersion sequence.
+	SharedStorage string
 }
 
 // RuleChecker checks an object's top-level members (all but kind,
@@ -161,8 +173,14 @@ func (r *Resource) groupKind() string {
 // AllVerbs are the verbs of an ordinary stored resource.
 var AllVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
-// StorageKey identifies the storage shared by all versions of a resource.
-func (r *Resource) StorageKey() string { return r.Group + "/" + r.Name }
+// StorageKey identifies the storage shared by all versions of a resource
+// (and by a resource of another group that serves it: SharedStorage).
+func (r *Resource) StorageKey() string {
+	if r.SharedStorage != "" {
+		return r.SharedStorage
+	}
+	return r.Group + "/" + r.Name
+}
 
 // HasSubresource reports whether the resource serves the subresource
 // name ("status", "scale").

@@ -45,6 +45,12 @@ type behaviour struct {
 	returnsObject    bool
 	nameRule         NameRule
 	noWatchCache     bool
+	// storage, when set, is the group/resource whose storage the
+	// resource shares: its objects are stored in that resource's shape,
+	// so the selectable fields are that resource's, reached through
+	// fieldLabels.
+	storage     string
+	fieldLabels map[string]string
 }
 
 var eventFields = map[string]FieldSpec{
@@ -91,7 +97,7 @@ var behaviours = map[string]behaviour{
 	"/nodes":                  {noNamespaceField: true, fields: map[string]FieldSpec{"spec.unschedulable": bf("spec", "unschedulable")}},
 	"/namespaces":             {noNamespaceField: true, returnsObject: true, nameRule: NameLabel, fields: map[string]FieldSpec{"status.phase": sf("status", "phase")}},
 	"/replicationcontrollers": {generation: true, fields: map[string]FieldSpec{"status.replicas": inf("status", "replicas")}},
-	"/events":                 {createOnUpdate: true, noWatchCache: true, fields: eventFields},
+	"/events":                 {createOnUpdate: true, noWatchCache: true, nameRule: NamePathSegment, fields: eventFields},
 	"/secrets":                {fields: map[string]FieldSpec{"type": sf("type")}},
 	"/services":               {createOnUpdate: true, returnsObject: true, nameRule: NameDNS1035, fields: map[string]FieldSpec{"spec.clusterIP": sf("spec", "clusterIP"), "spec.type": sf("spec", "type")}},
 	"/endpoints":              {createOnUpdate: true},
@@ -109,12 +115,14 @@ var behaviours = map[string]behaviour{
 	"apps/replicasets":  {generation: true},
 	"apps/statefulsets": {generation: true},
 	"apps/daemonsets":   {generation: true},
-	"events.k8s.io/events": {noWatchCache: true, fields: map[string]FieldSpec{
-		"regarding.kind": sf("regarding", "kind"), "regarding.namespace": sf("regarding", "namespace"),
-		"regarding.name": sf("regarding", "name"), "regarding.uid": sf("regarding", "uid"),
-		"regarding.apiVersion": sf("regarding", "apiVersion"), "regarding.resourceVersion": sf("regarding", "resourceVersion"),
-		"regarding.fieldPath": sf("regarding", "fieldPath"), "reason": sf("reason"),
-		"reportingController": sf("reportingController"), "type": sf("type"),
+	// The Events of events.k8s.io are the core Events, stored in their
+	// shape; the field selectors name events.k8s.io's fields.
+	"events.k8s.io/events": {createOnUpdate: true, noWatchCache: true, nameRule: NamePathSegment, storage: "/events", fieldLabels: map[string]string{
+		"regarding.kind": "involvedObject.kind", "regarding.namespace": "involvedObject.namespace",
+		"regarding.name": "involvedObject.name", "regarding.uid": "involvedObject.uid",
+		"regarding.apiVersion": "involvedObject.apiVersion", "regarding.resourceVersion": "involvedObject.resourceVersion",
+		"regarding.fieldPath": "involvedObject.fieldPath", "reason": "reason",
+		"reportingController": "reportingComponent", "type": "type",
 	}},
 	"coordination.k8s.io/leases":                                     {createOnUpdate: true, requireRV: true},
 	"coordination.k8s.io/leasecandidates":                            {createOnUpdate: true, requireRV: true},
@@ -157,7 +165,7 @@ var behaviours = map[string]behaviour{
 
 // applyBehaviour fills r's behaviour fields from the overlay table.
 func applyBehaviour(r *Resource) {
-	b, ok := behaviours[r.StorageKey()]
+	b, ok := behaviours[r.Group+"/"+r.Name]
 	if !ok {
 		return
 	}
@@ -173,8 +181,16 @@ func applyBehaviour(r *Resource) {
 	for f := range b.fields {
 		r.Fields = append(r.Fields, f)
 	}
-	slices.Sort(r.Fields)
 	r.FieldSpecs = b.fields
+	if b.storage != "" {
+		r.SharedStorage = b.storage
+		r.FieldSpecs = behaviours[b.storage].fields
+		r.FieldLabels = b.fieldLabels
+		for f := range b.fieldLabels {
+			r.Fields = append(r.Fields, f)
+		}
+	}
+	slices.Sort(r.Fields)
 }
 
 // lookup follows path through nested objects.

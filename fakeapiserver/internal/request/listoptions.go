@@ -15,8 +15,11 @@ import (
 // ListOptions are the query parameters of a list or watch, parsed and
 // validated as the real server does (apimachinery's ListOptions rules).
 type ListOptions struct {
-	labels         selector.Labels
-	fields         selector.Fields
+	labels selector.Labels
+	fields selector.Fields
+	// fieldLabels maps a selector's field to the stored field it reads
+	// (registry.Resource.FieldLabels).
+	fieldLabels    map[string]string
 	RV             string
 	Match          string
 	Limit          int64
@@ -49,6 +52,7 @@ func ParseListOptions(r *http.Request, res *registry.Resource, name string, isWa
 	if o.fields, err = selector.ParseFields(q.Get("fieldSelector")); err != nil {
 		return o, apistatus.BadRequest(err.Error())
 	}
+	o.fieldLabels = res.FieldLabels
 	o.RV = q.Get("resourceVersion")
 	if isWatch {
 		// The real server lets this storage error through as a 500; the
@@ -184,7 +188,18 @@ func (o ListOptions) Matches(obj *storage.Object, namespace string) bool {
 	if o.Shard != nil && !o.Shard.Matches(obj.Meta) {
 		return false
 	}
-	return o.fields.Empty() || o.fields.Matches(obj.Field)
+	if o.fields.Empty() {
+		return true
+	}
+	if o.fieldLabels == nil {
+		return o.fields.Matches(obj.Field)
+	}
+	return o.fields.Matches(func(field string) (string, bool) {
+		if stored, ok := o.fieldLabels[field]; ok {
+			field = stored
+		}
+		return obj.Field(field)
+	})
 }
 
 // Filtered reports whether selectors are in use (remainingItemCount is then
