@@ -46,6 +46,9 @@ var builtinResources = map[string]struct {
 	"ResourceClaimTemplate": {"resourceclaimtemplates", true}, "ResourceSlice": {"resourceslices", false},
 	"DeviceTaintRule": {"devicetaintrules", false}, "ServiceCIDR": {"servicecidrs", false},
 	"IPAddress": {"ipaddresses", false}, "RuntimeClass": {"runtimeclasses", false},
+	"ControllerRevision": {"controllerrevisions", true}, "VolumeAttributesClass": {"volumeattributesclasses", false},
+	"ClusterTrustBundle": {"clustertrustbundles", false}, "PodCertificateRequest": {"podcertificaterequests", true},
+	"APIService": {"apiservices", false}, "StorageVersionMigration": {"storageversionmigrations", false},
 }
 
 // builtinCreate turns a testdata object into a dry-run create in the

@@ -149,6 +149,11 @@ func updateRequest(t *testing.T, obj map[string]any, ns string) (body, collectio
 		p += "/namespaces/{ns}"
 	} else {
 		md["name"] = md["name"].(string) + "-" + ns
+		if kind == "APIService" {
+			// An APIService is named version.group.
+			spec, _ := obj["spec"].(map[string]any)
+			spec["group"] = spec["group"].(string) + "-" + ns
+		}
 	}
 	data, err := json.Marshal(obj)
 	if err != nil {

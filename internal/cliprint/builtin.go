@@ -372,8 +372,16 @@ func orNone(s string) string {
 
 // at walks object members from v.
 func at(v any, path ...string) (any, bool) {
-	x, err := member(v, path)
-	return x, err == nil
+	for _, name := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[name]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
 }
 
 // strAt returns the string at path, or "".

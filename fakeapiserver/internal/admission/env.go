@@ -40,7 +40,7 @@ type envSpec struct {
 // varTypes declares a policy's variables (in order: each sees the ones
 // before it) as fields of one struct type.
 type varTypes struct {
-	*types.Registry
+	*kcel.ObjectTypes
 	names  []string
 	fields map[string]*types.Type
 	// patch declares the mutation types too.
@@ -48,7 +48,28 @@ type varTypes struct {
 }
 
 func newVarTypes() *varTypes {
-	return &varTypes{Registry: types.NewEmptyRegistry(), fields: map[string]*types.Type{}}
+	ot := kcel.NewObjectTypes()
+	declareRequest(ot)
+	return &varTypes{ObjectTypes: ot, fields: map[string]*types.Type{}}
+}
+
+// requestTypeName is the CEL type of the request variable.
+const requestTypeName = "kubernetes.AdmissionRequest"
+
+// declareRequest declares the request variable's type as the real server
+// does: the AdmissionRequest fields an expression may read (no uid), so
+// that one it does not have fails to compile.
+func declareRequest(ot *kcel.ObjectTypes) {
+	str, list := types.StringType, types.NewListType(types.StringType)
+	gvk := ot.Object("kubernetes.GroupVersionKind", kcel.Field{Name: "group", Type: str}, kcel.Field{Name: "version", Type: str}, kcel.Field{Name: "kind", Type: str})
+	gvr := ot.Object("kubernetes.GroupVersionResource", kcel.Field{Name: "group", Type: str}, kcel.Field{Name: "version", Type: str}, kcel.Field{Name: "resource", Type: str})
+	user := ot.Object("kubernetes.UserInfo", kcel.Field{Name: "username", Type: str}, kcel.Field{Name: "uid", Type: str},
+		kcel.Field{Name: "groups", Type: list}, kcel.Field{Name: "extra", Type: types.NewMapType(str, list)})
+	ot.Object(requestTypeName,
+		kcel.Field{Name: "kind", Type: gvk}, kcel.Field{Name: "resource", Type: gvr}, kcel.Field{Name: "subResource", Type: str},
+		kcel.Field{Name: "requestKind", Type: gvk}, kcel.Field{Name: "requestResource", Type: gvr}, kcel.Field{Name: "requestSubResource", Type: str},
+		kcel.Field{Name: "name", Type: str}, kcel.Field{Name: "namespace", Type: str}, kcel.Field{Name: "operation", Type: str},
+		kcel.Field{Name: "userInfo", Type: user}, kcel.Field{Name: "dryRun", Type: types.BoolType}, kcel.Field{Name: "options", Type: types.DynType})
 }
 
 func (v *varTypes) add(name string, t *types.Type) {
@@ -69,7 +90,7 @@ func (v *varTypes) FindStructType(name string) (*types.Type, bool) {
 	if name == varsTypeName {
 		return types.NewTypeTypeWithParam(types.NewObjectType(varsTypeName)), true
 	}
-	return v.Registry.FindStructType(name)
+	return v.ObjectTypes.FindStructType(name)
 }
 
 // FindStructFieldNames implements types.Provider.
@@ -77,7 +98,7 @@ func (v *varTypes) FindStructFieldNames(name string) ([]string, bool) {
 	if name == varsTypeName {
 		return slices.Clone(v.names), true
 	}
-	return v.Registry.FindStructFieldNames(name)
+	return v.ObjectTypes.FindStructFieldNames(name)
 }
 
 // FindStructFieldType implements types.Provider: a variable is
@@ -87,7 +108,7 @@ func (v *varTypes) FindStructFieldType(name, field string) (*types.FieldType, bo
 		return ft, true
 	}
 	if name != varsTypeName {
-		return v.Registry.FindStructFieldType(name, field)
+		return v.ObjectTypes.FindStructFieldType(name, field)
 	}
 	t, ok := v.fields[field]
 	if !ok {
@@ -116,7 +137,7 @@ func (v *varTypes) NewValue(name string, fields map[string]ref.Val) ref.Val {
 	if name == varsTypeName {
 		return types.NewErr("cannot create %s", name)
 	}
-	return v.Registry.NewValue(name, fields)
+	return v.ObjectTypes.NewValue(name, fields)
 }
 
 // newEnv builds the environment of a policy's expressions.
@@ -131,7 +152,7 @@ func newEnv(vt *varTypes, spec envSpec) (*cel.Env, error) {
 		cel.Variable("object", cel.DynType),
 		cel.Variable("oldObject", cel.DynType),
 		cel.Variable("namespaceObject", cel.DynType),
-		cel.Variable("request", cel.DynType),
+		cel.Variable("request", types.NewObjectType(requestTypeName)),
 	}
 	if spec.variables {
 		opts = append(opts, cel.Variable("variables", types.NewObjectType(varsTypeName)))

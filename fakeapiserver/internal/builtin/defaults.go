@@ -43,6 +43,7 @@ var defaulters = map[string]defaulter{
 	"storage.k8s.io/VolumeAttachment":                         defaultVolumeAttachment,
 	"scheduling.k8s.io/PriorityClass":                         defaultPriorityClass,
 	"certificates.k8s.io/PodCertificateRequest":               defaultPodCertificateRequest,
+	"apiregistration.k8s.io/APIService":                       defaultAPIService,
 	"flowcontrol.apiserver.k8s.io/FlowSchema":                 defaultFlowSchema,
 	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": defaultPriorityLevel,
 

@@ -185,6 +185,14 @@ func defaultPodCertificateRequest(_ *meta.ObjectMeta, obj *jsonv.Value) {
 	}
 }
 
+// defaultAPIService defaults the port of the service an APIService
+// proxies to: 443.
+func defaultAPIService(_ *meta.ObjectMeta, obj *jsonv.Value) {
+	if svc := present(sub(obj, "spec"), "service"); svc != nil {
+		ptrInt(svc, "port", 443)
+	}
+}
+
 // defaultFlowSchema defaults matchingPrecedence to 1000.
 func defaultFlowSchema(_ *meta.ObjectMeta, obj *jsonv.Value) {
 	if spec := child(obj, "spec"); spec != nil {

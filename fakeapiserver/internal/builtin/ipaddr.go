@@ -124,7 +124,14 @@ func sloppyCIDR(s string) (netip.Prefix, bool) {
 
 // cidrProblems returns what is wrong with s as a CIDR in canonical form
 // (a ServiceCIDR's ranges).
-func cidrProblems(s string) []string {
+func cidrProblems(s string) []string { return cidrFieldProblems(s, true) }
+
+// legacyCIDRProblems returns what is wrong with s as a CIDR of a field
+// older than the strict rules (a Node's pod CIDRs): the strict rules
+// without the canonical form.
+func legacyCIDRProblems(s string) []string { return cidrFieldProblems(s, false) }
+
+func cidrFieldProblems(s string, canonical bool) []string {
 	p, ok := sloppyCIDR(s)
 	if !ok {
 		return []string{"must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"}
@@ -138,7 +145,7 @@ func cidrProblems(s string) []string {
 	case strict.Addr() != strict.Masked().Addr():
 		return []string{"must not have bits set beyond the prefix length"}
 	}
-	if s != p.String() {
+	if canonical && s != p.String() {
 		return []string{"must be in canonical form (" + strconv.Quote(p.String()) + ")"}
 	}
 	return nil

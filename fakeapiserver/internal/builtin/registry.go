@@ -35,8 +35,9 @@ func (f *Forbidden) Error() string { return f.Message }
 // Secret stringData merged into data; a Job's selector and pod labels
 // generated from its uid (m.UID must be set); a Pod's status (Pending and
 // its QoS class), default tolerations and priority; the protection
-// finalizers of claims and volumes; a new Node's not-ready taint; a
-// Namespace's Active phase and kubernetes finalizer. The
+// finalizers of claims and volumes; a new Node's not-ready taint (and no
+// configSource); a Namespace's Active phase and kubernetes finalizer; a
+// ServiceAccount's secrets held by name only. The
 // status reset of kinds with a status subresource is the server's. It
 // returns a *Forbidden when an admission plugin refuses the object.
 func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env Env) error {
@@ -67,13 +68,32 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 			status.Set("lastPhaseTransitionTime", jsonv.NewString(env.Now.UTC().Format(time.RFC3339)))
 		}
 	case "/Node":
+		// Nodes no longer take a dynamic kubelet configuration: the real
+		// registry drops its reference on create.
+		sub(obj, "spec").Delete("configSource")
+		sub(obj, "status").Delete("config")
 		if !env.NoNodeTaint {
 			nodeNotReadyTaint(obj)
 		}
 	case "/Namespace":
 		namespaceOnCreate(obj)
+	case "/ServiceAccount":
+		cleanSecretReferences(obj)
 	}
 	return nil
+}
+
+// cleanSecretReferences keeps only the name of each secret a
+// ServiceAccount lists, as the real registry does.
+func cleanSecretReferences(obj *jsonv.Value) {
+	each(obj, "secrets", func(ref *jsonv.Value) {
+		name := ref.Get("name")
+		keep := jsonv.NewObject()
+		if name != nil {
+			keep.Set("name", name.Clone())
+		}
+		*ref = keep
+	})
 }
 
 // namespaceOnCreate sets a new Namespace's phase to Active and adds the
@@ -105,7 +125,8 @@ func namespaceOnCreate(obj *jsonv.Value) {
 
 // PrepareUpdate applies the registry rules of an update: Secret
 // stringData merged into data; a Pod keeps the priority it was admitted
-// with when the update omits it.
+// with when the update omits it; a Namespace keeps its finalizers; a
+// ServiceAccount's secrets are held by name only.
 func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
 	if obj == nil || obj.Kind != jsonv.Object {
 		return
@@ -113,6 +134,21 @@ func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
 	switch group + "/" + kind {
 	case "/Secret":
 		mergeStringData(obj)
+	case "/ServiceAccount":
+		cleanSecretReferences(obj)
+	case "/Namespace":
+		// Only the finalize subresource changes a Namespace's
+		// finalizers; an update keeps the stored ones.
+		if spec := child(obj, "spec"); spec != nil {
+			spec.Delete("finalizers")
+			if f := sub(old, "spec").Get("finalizers"); f != nil {
+				spec.Set("finalizers", f.Clone())
+			}
+		}
+	case "/Node":
+		if unset(sub(old, "spec"), "configSource") {
+			sub(obj, "spec").Delete("configSource")
+		}
 	case "/Pod":
 		spec, oldSpec := present(obj, "spec"), present(old, "spec")
 		if spec == nil || oldSpec == nil {

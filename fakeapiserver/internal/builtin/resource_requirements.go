@@ -56,8 +56,16 @@ func (v *validator) containerResourceName(p, name string) {
 	}
 }
 
-// resourceQuantity checks a quantity: not negative, whole for an
-// extended resource.
+// integerResources are the resources without a domain counted in whole
+// units.
+var integerResources = map[string]bool{
+	"pods": true, "resourcequotas": true, "services": true, "replicationcontrollers": true, "secrets": true,
+	"configmaps": true, "persistentvolumeclaims": true, "services.nodeports": true, "services.loadbalancers": true,
+}
+
+// resourceQuantity checks a quantity of a container's resources or a
+// Node's capacity: not negative, whole for a resource counted in units
+// (an extended resource, pods, ...).
 func (v *validator) resourceQuantity(p, name string, q *jsonv.Value) {
 	val, ok := quantityValue(q)
 	if !ok {
@@ -66,7 +74,7 @@ func (v *validator) resourceQuantity(p, name string, q *jsonv.Value) {
 	if val.Sign() < 0 {
 		v.invalid(p, shownQuantity(q), "must be greater than or equal to 0")
 	}
-	if isExtendedResource(name) && !val.IsInt() {
+	if (integerResources[name] || isExtendedResource(name)) && !val.IsInt() {
 		v.invalid(p, shownQuantity(q), "must be an integer")
 	}
 }

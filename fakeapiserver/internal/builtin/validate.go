@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -72,6 +73,21 @@ var validations = map[string]kindValidation{
 	"networking.k8s.io/IPAddress":                                 validateIPAddress,
 	"networking.k8s.io/IngressClass":                              validateIngressClass,
 	"node.k8s.io/RuntimeClass":                                    validateRuntimeClass,
+	"/Namespace":                                                  validateNamespace,
+	"/Node":                                                       validateNode,
+	"/Endpoints":                                                  validateEndpoints,
+	"apps/ControllerRevision":                                     validateControllerRevision,
+	"storage.k8s.io/VolumeAttributesClass":                        validateVolumeAttributesClass,
+	"certificates.k8s.io/ClusterTrustBundle":                      validateClusterTrustBundle,
+	"certificates.k8s.io/PodCertificateRequest":                   validatePodCertificateRequest,
+	"apiregistration.k8s.io/APIService":                           validateAPIService,
+	"storagemigration.k8s.io/StorageVersionMigration":             validateStorageVersionMigration,
+}
+
+// createOnly maps "group/Kind" to the checks a create makes and an
+// update does not.
+var createOnly = map[string]kindValidation{
+	"/Pod": podCreate,
 }
 
 // Validate checks a defaulted object of kind in group as the real
@@ -87,6 +103,21 @@ func Validate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value) []FieldE
 	}
 	if m == nil {
 		m = &meta.ObjectMeta{}
+	}
+	v := &validator{}
+	check(v, m, obj)
+	if c := createOnly[group+"/"+kind]; c != nil {
+		c(v, m, obj)
+	}
+	return v.errs
+}
+
+// validateKind runs the checks of kind that a create and an update
+// share.
+func validateKind(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value) []FieldError {
+	check, ok := validations[group+"/"+kind]
+	if !ok || obj == nil || obj.Kind != jsonv.Object {
+		return nil
 	}
 	v := &validator{}
 	check(v, m, obj)
@@ -130,6 +161,16 @@ func (v *validator) notSupportedRaw(field, shown string, supported ...string) {
 		q[i] = strconv.Quote(s)
 	}
 	v.add(FieldError{Type: meta.CauseFieldValueNotSupported, Field: field, Value: shown, Detail: "supported values: " + strings.Join(q, ", ")})
+}
+
+// tooLong reports a value over limit bytes (the real server does not
+// show it).
+func (v *validator) tooLong(field string, limit int) {
+	detail := "may not be more than " + strconv.Itoa(limit) + " bytes"
+	if limit == 1 {
+		detail = "may not be more than 1 byte"
+	}
+	v.add(FieldError{Type: apistatus.CauseFieldValueTooLong, Field: field, Detail: detail})
 }
 
 func (v *validator) duplicate(field, value string) {

@@ -225,11 +225,8 @@ func validateStorageClass(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	default:
 		v.notSupported("reclaimPolicy", rp, "Delete", "Retain")
 	}
-	if p := str(obj, "provisioner"); p == "" {
-		v.required("provisioner", "")
-	} else {
-		v.problems("provisioner", p, qualifiedNameProblems(p))
-	}
+	v.provisioner("provisioner", str(obj, "provisioner"))
+	v.classParameters("parameters", present(obj, "parameters"), true)
 	switch m := str(obj, "volumeBindingMode"); m {
 	case "", "Immediate", "WaitForFirstConsumer":
 	default:
@@ -378,14 +375,5 @@ func validateRuntimeClass(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 // shownToleration renders a toleration as the real server shows its Go
 // struct in a message.
 func shownToleration(t *jsonv.Value) string {
-	o := jsonv.NewObject()
-	for _, k := range [][2]string{{"Key", "key"}, {"Operator", "operator"}, {"Value", "value"}, {"Effect", "effect"}} {
-		o.Set(k[0], jsonv.NewString(str(t, k[1])))
-	}
-	secs := jsonv.Value{Kind: jsonv.Null}
-	if n := t.Get("tolerationSeconds"); n != nil && n.Kind == jsonv.Number {
-		secs = *n
-	}
-	o.Set("TolerationSeconds", secs)
-	return string(jsonv.Marshal(o))
+	return shownStruct(t, [][2]string{{"Key", "key"}, {"Operator", "operator"}, {"Value", "value"}, {"Effect", "effect"}}, [2]string{"TolerationSeconds", "tolerationSeconds"}, jsonv.Number)
 }

@@ -169,6 +169,7 @@ func (v *validator) containers(path string, spec *jsonv.Value, k string, vols ma
 	for i, c := range list {
 		p := index(path, i)
 		v.container(p, c, vols)
+		v.resizePolicy(p+".resizePolicy", c, str(spec, "restartPolicy"), k == "initContainers")
 		name := str(c, "name")
 		if names[name] {
 			v.duplicate(p+".name", name)
@@ -360,6 +361,9 @@ func (v *validator) podTemplate(path string, t *jsonv.Value) {
 		v.labels(path+".metadata.labels", stringMap(md, "labels"))
 	}
 	v.podSpec(path+".spec", sub(t, "spec"), podOptions{})
+	if !empty(sub(t, "spec"), "ephemeralContainers") {
+		v.forbidden(path+".spec.ephemeralContainers", "ephemeral containers not allowed in pod template")
+	}
 }
 
 // dnsConfig checks a pod's DNS settings: a configuration with a

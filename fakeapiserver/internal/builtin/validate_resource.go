@@ -181,10 +181,12 @@ func (v *validator) requiredWithin(p, name string, limit int) bool {
 	return true
 }
 
+// maxSelectorBytes bounds a device selector's expression; a longer one
+// is not compiled.
+const maxSelectorBytes = 10 * 1024
+
 // deviceSelectors checks the selectors under obj: each has a CEL
-// expression, which must parse. Its other compile errors (names, types)
-// are not checked: the fake server does not declare the device
-// environment.
+// expression, which must compile to a bool against the typed device.
 func (v *validator) deviceSelectors(p string, obj *jsonv.Value) {
 	for i, s := range items(obj, "selectors") {
 		c := present(s, "cel")
@@ -193,7 +195,11 @@ func (v *validator) deviceSelectors(p string, obj *jsonv.Value) {
 			continue
 		}
 		expr := str(c, "expression")
-		if msg := kcel.SyntaxError(expr); msg != "" {
+		if len(expr) > maxSelectorBytes {
+			v.tooLong(index(p, i)+".cel.expression", maxSelectorBytes)
+			continue
+		}
+		if msg := kcel.DeviceSelectorError(expr); msg != "" {
 			v.invalid(index(p, i)+".cel.expression", expr, msg)
 		}
 	}

@@ -242,6 +242,7 @@ func (v *validator) jobSpec(path string, spec *jsonv.Value) {
 	default:
 		v.notSupported(path+".completionMode", mode, "NonIndexed", "Indexed")
 	}
+	v.jobPolicies(path, spec)
 	t := sub(spec, "template")
 	v.podTemplate(path+".template", t)
 	rp := str(sub(t, "spec"), "restartPolicy")

@@ -26,8 +26,8 @@
 //     libraries' object types share.
 //   - root.go: the root of a resource as rules see it (apiVersion, kind,
 //     metadata.name and metadata.generateName).
-//   - syntax.go: SyntaxError, an expression's parse errors alone (device
-//     selectors).
+//   - device.go: DeviceSelectorError, a device selector compiled against
+//     the typed device the real server declares.
 //   - check.go: Rules.Check, the rules run against an object (and the
 //     stored one on update).
 //   - library.go: the Kubernetes CEL functions rules commonly call

@@ -137,6 +137,10 @@ const (
 	// NameIPAddress: an IP address in canonical form (IPAddresses),
 	// checked by the kind's validator rather than with the metadata.
 	NameIPAddress
+	// NameByKind: a rule that depends on the object's other fields (a
+	// ClusterTrustBundle's name starts with its signer's), checked by
+	// the kind's validator rather than with the metadata.
+	NameByKind
 )
 
 // GroupVersion returns "v1" for the core group and "group/version" otherwise.
@@ -287,20 +291,27 @@ func (g *Registry) addLocked(r *Resource) {
 		g.removeLocked(r.Group, r.Version, r.Name)
 	}
 	g.byGVR[key] = r
-	grp := findOrAppend(&g.groups, func(x *APIGroup) bool { return x.Name == r.Group }, &APIGroup{Name: r.Group})
-	ver := findOrAppend(&grp.Versions, func(x *APIVersion) bool { return x.Version == r.Version }, &APIVersion{Version: r.Version})
-	ver.Resources = append(ver.Resources, r)
-}
-
-// findOrAppend returns the element of *list for which is holds, or
-// appends fresh to *list and returns it, so groups and versions keep the
-// order they were first registered in.
-func findOrAppend[T any](list *[]*T, is func(*T) bool, fresh *T) *T {
-	if i := slices.IndexFunc(*list, is); i >= 0 {
-		return (*list)[i]
+	var grp *APIGroup
+	for _, x := range g.groups {
+		if x.Name == r.Group {
+			grp = x
+		}
 	}
-	*list = append(*list, fresh)
-	return fresh
+	if grp == nil {
+		grp = &APIGroup{Name: r.Group}
+		g.groups = append(g.groups, grp)
+	}
+	var ver *APIVersion
+	for _, x := range grp.Versions {
+		if x.Version == r.Version {
+			ver = x
+		}
+	}
+	if ver == nil {
+		ver = &APIVersion{Version: r.Version}
+		grp.Versions = append(grp.Versions, ver)
+	}
+	ver.Resources = append(ver.Resources, r)
 }
 
 // Remove unregisters one resource version and drops empty versions and
@@ -314,29 +325,25 @@ func (g *Registry) Remove(group, version, resource string) {
 func (g *Registry) removeLocked(group, version, resource string) {
 	g.gen++
 	delete(g.byGVR, gvrKey(group, version, resource))
-	gi, vi := g.indexLocked(group, version)
-	if vi < 0 {
+	for gi, grp := range g.groups {
+		if grp.Name != group {
+			continue
+		}
+		for vi, ver := range grp.Versions {
+			if ver.Version != version {
+				continue
+			}
+			ver.Resources = slices.DeleteFunc(ver.Resources, func(r *Resource) bool { return r.Name == resource })
+			if len(ver.Resources) == 0 {
+				grp.Versions = slices.Delete(grp.Versions, vi, vi+1)
+			}
+			break
+		}
+		if len(grp.Versions) == 0 {
+			g.groups = slices.Delete(g.groups, gi, gi+1)
+		}
 		return
 	}
-	grp := g.groups[gi]
-	ver := grp.Versions[vi]
-	ver.Resources = slices.DeleteFunc(ver.Resources, func(r *Resource) bool { return r.Name == resource })
-	if len(ver.Resources) == 0 {
-		grp.Versions = slices.Delete(grp.Versions, vi, vi+1)
-	}
-	if len(grp.Versions) == 0 {
-		g.groups = slices.Delete(g.groups, gi, gi+1)
-	}
-}
-
-// indexLocked returns the index of group in g.groups and of version in
-// that group's versions; an index is -1 where nothing is registered.
-func (g *Registry) indexLocked(group, version string) (gi, vi int) {
-	gi = slices.IndexFunc(g.groups, func(x *APIGroup) bool { return x.Name == group })
-	if gi < 0 {
-		return -1, -1
-	}
-	return gi, slices.IndexFunc(g.groups[gi].Versions, func(x *APIVersion) bool { return x.Version == version })
 }
 
 // Generation returns a number that changes whenever a resource is added
@@ -358,8 +365,16 @@ func (g *Registry) Lookup(group, version, resource string) *Resource {
 func (g *Registry) HasGroupVersion(group, version string) bool {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	_, vi := g.indexLocked(group, version)
-	return vi >= 0
+	for _, grp := range g.groups {
+		if grp.Name == group {
+			for _, v := range grp.Versions {
+				if v.Version == version {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Snapshot returns a copy of the group list for discovery, safe to read
@@ -387,13 +402,19 @@ func (g *Registry) ByKind(apiVersion, kind string) *Resource {
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	gi, vi := g.indexLocked(group, version)
-	if vi < 0 {
-		return nil
-	}
-	for _, r := range g.groups[gi].Versions[vi].Resources {
-		if r.Kind == kind {
-			return r
+	for _, grp := range g.groups {
+		if grp.Name != group {
+			continue
+		}
+		for _, v := range grp.Versions {
+			if v.Version != version {
+				continue
+			}
+			for _, r := range v.Resources {
+				if r.Kind == kind {
+					return r
+				}
+			}
 		}
 	}
 	return nil

@@ -27,7 +27,7 @@ func nameProblems(name string, rule registry.NameRule) []string {
 		errs = DNS1035LabelProblems(name)
 	case registry.NamePathSegment:
 		errs = PathSegmentProblems(name)
-	case registry.NameIPAddress:
+	case registry.NameIPAddress, registry.NameByKind:
 		// The kind's validator checks it, with the object's other
 		// fields.
 	default:
