@@ -31,7 +31,9 @@
 //   - errors.go: SyntaxError, ObjectError and the sentinels (ErrTransport,
 //     ErrFrameTooLarge, ErrUnknownEventType) that classify how a watch ended.
 //   - stream_watcher.go: NewStreamWatcher, an Interface[T] over a response
-//     body, with one owned goroutine.
+//     body, with two owned goroutines: one reads frames, one decodes them.
+//   - read_ahead.go: the bounded queue of frames between the two, and why
+//     it is bounded as it is.
 //   - frame_watcher.go: FrameReader and NewFrameWatcher, the watcher over
 //     another framing (rest's protobuf watch streams).
 //   - fake.go: FakeWatcher, an Interface[T] driven by tests.
