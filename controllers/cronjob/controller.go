@@ -32,19 +32,15 @@ var ownerKey = kit.OwnerKeyOf(kind)
 // New builds the controller on env's shared informers. Its schedules run
 // on env.Clock.
 func New(env kit.Env) (*Controller, error) {
-	env = env.WithDefaults()
-	c := &Controller{env: env}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.cjs = kit.Inform[*api.CronJob](w, "cronjobs.v1.batch")
 	c.jobs = kit.Inform[*api.Job](w, "jobs.v1.batch")
 	kit.ByController(w, c.jobs)
 	kit.On(w, c.cjs, kit.SelfKey[*api.CronJob])
 	kit.On(w, c.jobs, kit.OwnedKeys[*api.Job](ownerKey))
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run reconciles CronJobs until ctx is cancelled.

@@ -37,10 +37,9 @@ var ownerKey = kit.OwnerKeyOf(kind)
 // New builds the controller on env's shared informers and registers its
 // handlers. The caller runs env.Factory (and env.Events).
 func New(env kit.Env) (*Controller, error) {
-	env = env.WithDefaults()
-	c := &Controller{env: env, expect: kit.NewExpectations()}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{expect: kit.NewExpectations()}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.dss = kit.Inform[*api.DaemonSet](w, "daemonsets.v1.apps")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
 	c.nodes = kit.Inform[*api.Node](w, "nodes")
@@ -60,10 +59,7 @@ func New(env kit.Env) (*Controller, error) {
 	kit.On(w, c.revs, kit.OwnedKeys[*api.ControllerRevision](ownerKey))
 	kit.On(w, c.nodes, everyDaemonSet)
 	w.OwnedPods(c.pods, c.expect, ownerKey, nil)
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run reconciles DaemonSets until ctx is cancelled.

@@ -33,13 +33,12 @@ type Controller struct {
 
 // New builds the controller on env's shared informers.
 func New(env kit.Env, opts Options) (*Controller, error) {
-	env = env.WithDefaults()
 	if opts.Workers == 0 {
 		opts.Workers = 5
 	}
-	c := &Controller{env: env, opts: opts}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{opts: opts}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.deployments = kit.Inform[*api.Deployment](w, "deployments.v1.apps")
 	c.rss = kit.Inform[*api.ReplicaSet](w, "replicasets.v1.apps")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
@@ -54,10 +53,7 @@ func New(env kit.Env, opts Options) (*Controller, error) {
 		}
 	}
 	kit.OnEvents(w, c.pods, informer.HandlerFuncs[*api.Pod]{DeleteFunc: podGone})
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run reconciles Deployments until ctx is cancelled.

@@ -56,11 +56,10 @@ type Controller struct {
 // New builds the controller on env's shared informers and registers its
 // handlers. The caller runs env.Factory (and env.Events).
 func New(env kit.Env) (*Controller, error) {
-	env = env.WithDefaults()
-	c := &Controller{env: env}
-	c.budgets = kit.NewLoop(env, Name, c.sync)
-	c.stale = kit.NewLoop(env, Name+"-stale-pods", c.syncStalePod)
-	w := kit.Wire(env, c.budgets)
+	c := &Controller{}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.budgets = w.Env(), w.Loop()
+	c.stale = kit.NewLoop(c.env, Name+"-stale-pods", c.syncStalePod)
 	c.pdbs = kit.Inform[*api.PodDisruptionBudget](w, "poddisruptionbudgets.v1.policy")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
 	c.rcs = kit.Inform[*api.ReplicationController](w, "replicationcontrollers")

@@ -36,10 +36,9 @@ type Controller struct {
 
 // New builds the controller on env's shared informers.
 func New(env kit.Env) (*Controller, error) {
-	env = env.WithDefaults()
-	c := &Controller{env: env}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.services = kit.Inform[*api.Service](w, "services")
 	c.slices = kit.Inform[*api.EndpointSlice](w, "endpointslices.v1.discovery.k8s.io")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
@@ -52,10 +51,7 @@ func New(env kit.Env) (*Controller, error) {
 	kit.On(w, c.services, kit.SelfKey[*api.Service])
 	kit.On(w, c.slices, sliceKey)
 	kit.On(w, c.pods, c.servicesOf)
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run reconciles Services until ctx is cancelled.

@@ -22,19 +22,15 @@ type Controller struct {
 
 // New builds the controller on env's shared informers.
 func New(env kit.Env) (*Controller, error) {
-	env = env.WithDefaults()
-	c := &Controller{env: env, expect: kit.NewExpectations()}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{expect: kit.NewExpectations()}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.jobs = kit.Inform[*api.Job](w, "jobs.v1.batch")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
 	kit.ByController(w, c.pods)
 	kit.On(w, c.jobs, kit.SelfKey[*api.Job])
 	w.OwnedPods(c.pods, c.expect, ownerKey, nil)
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run reconciles Jobs until ctx is cancelled.

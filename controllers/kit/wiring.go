@@ -1,6 +1,8 @@
 package kit
 
 import (
+	"context"
+
 	"github.com/kubecache/kubecache/controllers/api"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
@@ -20,8 +22,33 @@ type Wiring struct {
 // Wire starts wiring a controller whose handlers queue keys on loop.
 func Wire(env Env, loop *Loop) *Wiring { return &Wiring{env: env, loop: loop} }
 
+// Begin starts a controller named name whose workers call reconcile: it
+// applies env's defaults, builds the Loop, and returns the Wiring of that
+// Loop. The controller keeps w.Env() and w.Loop() and ends its New with
+// Built.
+func Begin(env Env, name string, reconcile func(ctx context.Context, key string) error) *Wiring {
+	env = env.WithDefaults()
+	return Wire(env, NewLoop(env, name, reconcile))
+}
+
+// Env returns the Env the controller is wired on, defaults applied.
+func (w *Wiring) Env() Env { return w.env }
+
+// Loop returns the Loop the controller's handlers queue keys on.
+func (w *Wiring) Loop() *Loop { return w.loop }
+
 // Err returns the error of the first step that failed, or nil.
 func (w *Wiring) Err() error { return w.err }
+
+// Built ends a controller's New: c, or the error of w's first failed
+// step.
+func Built[C any](c C, w *Wiring) (C, error) {
+	if w.err != nil {
+		var none C
+		return none, w.err
+	}
+	return c, nil
+}
 
 // Step runs step unless an earlier step failed; its error stops the
 // steps after it.

@@ -40,13 +40,12 @@ const podsByNode = "kubecache.dev/pod-node"
 
 // New builds the controller on env's shared informers.
 func New(env kit.Env, opts Options) (*Controller, error) {
-	env = env.WithDefaults()
 	if opts.GracePeriod == 0 {
 		opts.GracePeriod = 50 * time.Second
 	}
-	c := &Controller{env: env, opts: opts}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{opts: opts}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.nodes = kit.Inform[*api.Node](w, "nodes")
 	c.leases = kit.Inform[*api.Lease](w, "leases.v1.coordination.k8s.io")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
@@ -73,10 +72,7 @@ func New(env kit.Env, opts Options) (*Controller, error) {
 	kit.On(w, c.nodes, nodeKey)
 	kit.On(w, c.leases, leaseKey)
 	kit.On(w, c.pods, podKey)
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run watches nodes until ctx is cancelled.

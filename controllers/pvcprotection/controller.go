@@ -30,10 +30,9 @@ type Controller struct {
 // New builds the controller on env's shared informers and registers its
 // handlers. The caller runs env.Factory.
 func New(env kit.Env) (*Controller, error) {
-	env = env.WithDefaults()
-	c := &Controller{env: env}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.claims = kit.Inform[*api.PersistentVolumeClaim](w, "persistentvolumeclaims")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
 	kit.On(w, c.claims, func(cl *api.PersistentVolumeClaim) []string {
@@ -52,10 +51,7 @@ func New(env kit.Env) (*Controller, error) {
 		}
 		return keys
 	})
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run reconciles claims until ctx is cancelled.

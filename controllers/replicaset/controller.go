@@ -38,16 +38,15 @@ type Controller struct {
 // New builds the controller on env's shared informers and registers its
 // handlers. The caller runs env.Factory (and env.Events).
 func New(env kit.Env, opts Options) (*Controller, error) {
-	env = env.WithDefaults()
 	if opts.Workers == 0 {
 		opts.Workers = 5
 	}
 	if opts.BurstReplicas == 0 {
 		opts.BurstReplicas = 500
 	}
-	c := &Controller{env: env, opts: opts, expect: kit.NewExpectations()}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{opts: opts, expect: kit.NewExpectations()}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.rss = kit.Inform[*api.ReplicaSet](w, "replicasets.v1.apps")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
 	kit.ByController(w, c.pods)
@@ -57,10 +56,7 @@ func New(env kit.Env, opts Options) (*Controller, error) {
 		UpdateFunc: c.podUpdated,
 		DeleteFunc: func(p *api.Pod, _ bool) { c.podDeleted(p) },
 	})
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run reconciles ReplicaSets until ctx is cancelled.

@@ -40,10 +40,9 @@ type Controller struct {
 
 // New builds the controller on env's shared informers.
 func New(env kit.Env, opts Options) (*Controller, error) {
-	env = env.WithDefaults()
-	c := &Controller{env: env, opts: opts}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{opts: opts}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.nss = kit.Inform[*api.Namespace](w, "namespaces")
 	c.sas = kit.Inform[*api.ServiceAccount](w, "serviceaccounts")
 	kit.On(w, c.nss, func(ns *api.Namespace) []string { return []string{ns.Name} })
@@ -52,10 +51,7 @@ func New(env kit.Env, opts Options) (*Controller, error) {
 		c.cms = kit.Inform[*api.ConfigMap](w, "configmaps")
 		kit.On(w, c.cms, func(cm *api.ConfigMap) []string { return []string{cm.Namespace} })
 	}
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run reconciles namespaces until ctx is cancelled.

@@ -34,10 +34,9 @@ type Controller struct {
 // New builds the controller on env's shared informers and registers its
 // handlers. The caller runs env.Factory (and env.Events).
 func New(env kit.Env) (*Controller, error) {
-	env = env.WithDefaults()
-	c := &Controller{env: env, expect: kit.NewExpectations()}
-	c.loop = kit.NewLoop(env, Name, c.sync)
-	w := kit.Wire(env, c.loop)
+	c := &Controller{expect: kit.NewExpectations()}
+	w := kit.Begin(env, Name, c.sync)
+	c.env, c.loop = w.Env(), w.Loop()
 	c.sets = kit.Inform[*api.StatefulSet](w, "statefulsets.v1.apps")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
 	c.revs = kit.Inform[*api.ControllerRevision](w, "controllerrevisions.v1.apps")
@@ -48,10 +47,7 @@ func New(env kit.Env) (*Controller, error) {
 	kit.On(w, c.revs, kit.OwnedKeys[*api.ControllerRevision](ownerKey))
 	kit.On(w, c.claims, func(*api.PersistentVolumeClaim) []string { return nil })
 	w.OwnedPods(c.pods, c.expect, ownerKey, c.enqueueMatching)
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return kit.Built(c, w)
 }
 
 // Run reconciles StatefulSets until ctx is cancelled.
