@@ -16,8 +16,14 @@ import (
 	"github.com/kubecache/kubecache/internal/await"
 )
 
-// testTimeout bounds every command a test runs.
+// testTimeout bounds every command a test runs to completion, and every
+// wait for output.
 const testTimeout = 60 * time.Second
+
+// backgroundTimeout bounds a command a test starts in the background
+// (a server it drives): it lives for all of the test's steps, which on a
+// loaded machine take minutes when a test drives a whole cluster.
+const backgroundTimeout = 5 * time.Minute
 
 // fakeServer starts a fake API server for a test and writes its
 // kubeconfig; it returns the server and the kubeconfig's path.
@@ -66,7 +72,7 @@ type background struct {
 // start runs the command with args until stop.
 func start(t *testing.T, args ...string) *background {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), backgroundTimeout)
 	b := &background{stdout: newSyncBuffer(), stderr: newSyncBuffer(), cancel: cancel, done: make(chan error, 1)}
 	go func() { b.done <- run(ctx, args, b.stdout, b.stderr) }()
 	t.Cleanup(func() { b.stop() })
