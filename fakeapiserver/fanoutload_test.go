@@ -302,28 +302,35 @@ func runFanoutLoad(tb testing.TB, ctx context.Context, cfg fanoutLoad) fanoutRes
 		<-done
 	}
 	res.cpu = processCPU() - cpuStart
+	res.tally(counters, sent)
+	return res
+}
 
+// tally adds what the watchers read to res: reads, complete and short
+// watchers, and each event's lag from when it was sent (sent, offsets
+// from the load's base time) to when its last watcher read it.
+func (res *fanoutResult) tally(counters []frameCounter, sent []int64) {
+	events := len(sent)
 	var last int64
-	lastOf := make([]int64, cfg.events)
+	lastOf := make([]int64, events)
 	for w, fc := range counters {
 		res.reads += fc.reads
-		if len(fc.at) >= cfg.events {
+		if len(fc.at) >= events {
 			res.complete++
 		} else {
-			res.short = append(res.short, fmt.Sprintf("watcher %d: %d of %d frames (%v)", w, len(fc.at), cfg.events, fc.err))
+			res.short = append(res.short, fmt.Sprintf("watcher %d: %d of %d frames (%v)", w, len(fc.at), events, fc.err))
 		}
-		for i, at := range fc.at[:min(len(fc.at), cfg.events)] {
+		for i, at := range fc.at[:min(len(fc.at), events)] {
 			lastOf[i] = max(lastOf[i], at)
 			last = max(last, at)
 		}
 	}
 	res.total = time.Duration(last - sent[0])
-	res.lag = make([]time.Duration, cfg.events)
+	res.lag = make([]time.Duration, events)
 	for i := range lastOf {
 		res.lag[i] = time.Duration(lastOf[i] - sent[i])
 	}
 	slices.Sort(res.lag)
-	return res
 }
 
 // loadAverage returns the machine's load averages as the kernel reports
