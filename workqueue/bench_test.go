@@ -20,15 +20,7 @@ func BenchmarkThroughput(b *testing.B) {
 			var wg sync.WaitGroup
 			b.ResetTimer()
 			for range workers {
-				wg.Go(func() {
-					for {
-						k, err := q.Get(ctx)
-						if err != nil {
-							return
-						}
-						q.Done(k)
-					}
-				})
+				startWorker(&wg, ctx, q, func(int) {})
 			}
 			for i := range b.N {
 				q.Add(i)

@@ -227,16 +227,7 @@ func TestDelayedItemsReachChurningWorkers(t *testing.T) {
 	start := func(slot int) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancels[slot] = cancel
-		wg.Go(func() {
-			for {
-				k, err := q.Get(ctx)
-				if err != nil {
-					return
-				}
-				q.Done(k)
-				processed <- k
-			}
-		})
+		startWorker(&wg, ctx, q, func(k int) { processed <- k })
 	}
 	for slot := range workers {
 		start(slot)

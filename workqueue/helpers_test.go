@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,4 +100,20 @@ func (w *parkWatcher[K]) wait(t *testing.T, n int) {
 			require.FailNowf(t, "Gets never parked", "want %d parked, have %d", n, have)
 		}
 	}
+}
+
+// startWorker runs a worker on wg: it takes items from q and hands each to
+// process, then marks it done, until Get fails (ctx ends or the queue is
+// shut down and drained).
+func startWorker[K comparable](wg *sync.WaitGroup, ctx context.Context, q *Queue[K], process func(K)) {
+	wg.Go(func() {
+		for {
+			k, err := q.Get(ctx)
+			if err != nil {
+				return
+			}
+			process(k)
+			q.Done(k)
+		}
+	})
 }

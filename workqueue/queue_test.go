@@ -108,21 +108,14 @@ func TestNoKeyIsProcessedConcurrently(t *testing.T) {
 	defer cancel()
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Go(func() {
-			for {
-				k, err := q.Get(ctx)
-				if err != nil {
-					return
-				}
-				if inFlight[k].Add(1) != 1 {
-					violations.Add(1)
-				}
-				seen[k].Store(lastAdd[k].Load())
-				runtime.Gosched() // widen the window another worker would need
-				processed[k].Add(1)
-				inFlight[k].Add(-1)
-				q.Done(k)
+		startWorker(&wg, ctx, q, func(k int) {
+			if inFlight[k].Add(1) != 1 {
+				violations.Add(1)
 			}
+			seen[k].Store(lastAdd[k].Load())
+			runtime.Gosched() // widen the window another worker would need
+			processed[k].Add(1)
+			inFlight[k].Add(-1)
 		})
 	}
 	var pg sync.WaitGroup
