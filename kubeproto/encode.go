@@ -191,8 +191,7 @@ func (e *encoder) value(m *message, f *field, num int32, k valueKind, msg *messa
 				return fmt.Errorf("json: cannot unmarshal number %s into Go struct field %s.%s of type %s", v.raw, shortName(m.name), f.json, name)
 			}
 		}
-		e.out = appendTag(e.out, num, wireVarint)
-		e.out = appendVarint(e.out, uint64(n))
+		e.out = appendVarintField(e.out, num, uint64(n))
 	case kFloat64:
 		var x float64
 		if v != nil {
@@ -240,8 +239,7 @@ func (e *encoder) special(m *message, f *field, num int32, k valueKind, msg *mes
 				return err
 			}
 		}
-		e.out = appendTag(e.out, 1, wireVarint)
-		e.out = appendVarint(e.out, uint64(d))
+		e.out = appendVarintField(e.out, 1, uint64(d))
 	case kQuantity:
 		s := "0"
 		if v != nil {
@@ -303,10 +301,8 @@ func (e *encoder) timestamp(m *message, f *field, k valueKind, v *jsonValue) err
 	if k == kMicroTime {
 		nanos = int64(time.Duration(t.Nanosecond()).Truncate(time.Microsecond))
 	}
-	e.out = appendTag(e.out, 1, wireVarint)
-	e.out = appendVarint(e.out, uint64(t.Unix()))
-	e.out = appendTag(e.out, 2, wireVarint)
-	e.out = appendVarint(e.out, uint64(nanos))
+	e.out = appendVarintField(e.out, 1, uint64(t.Unix()))
+	e.out = appendVarintField(e.out, 2, uint64(nanos))
 	return nil
 }
 
@@ -327,10 +323,8 @@ func (e *encoder) intOrString(m *message, f *field, v *jsonValue) error {
 			return typeError(v, m, f, "IntOrString")
 		}
 	}
-	e.out = appendTag(e.out, 1, wireVarint)
-	e.out = appendVarint(e.out, uint64(typ))
-	e.out = appendTag(e.out, 2, wireVarint)
-	e.out = appendVarint(e.out, uint64(n))
+	e.out = appendVarintField(e.out, 1, uint64(typ))
+	e.out = appendVarintField(e.out, 2, uint64(n))
 	e.out = appendStringField(e.out, 3, s)
 	return nil
 }

@@ -116,13 +116,24 @@ func (p *jsonParser) literal(lit string) bool {
 	return false
 }
 
-func (p *jsonParser) object(depth int) (jsonValue, error) {
-	start := p.i
+// open consumes the bracket at p.i and the space after it, and the
+// closing bracket close when it follows at once (an empty container,
+// empty). start is where the container began.
+func (p *jsonParser) open(close byte) (start int, empty bool) {
+	start = p.i
 	p.i++
-	v := jsonValue{kind: jObject}
 	p.space()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
+	if p.i < len(p.b) && p.b[p.i] == close {
 		p.i++
+		return start, true
+	}
+	return start, false
+}
+
+func (p *jsonParser) object(depth int) (jsonValue, error) {
+	v := jsonValue{kind: jObject}
+	start, empty := p.open('}')
+	if empty {
 		v.raw = p.b[start:p.i]
 		return v, nil
 	}
@@ -157,12 +168,9 @@ func (p *jsonParser) object(depth int) (jsonValue, error) {
 }
 
 func (p *jsonParser) array(depth int) (jsonValue, error) {
-	start := p.i
-	p.i++
 	v := jsonValue{kind: jArray}
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
+	start, empty := p.open(']')
+	if empty {
 		v.raw = p.b[start:p.i]
 		return v, nil
 	}

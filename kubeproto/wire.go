@@ -43,6 +43,11 @@ func appendTag(b []byte, num int32, wt int) []byte {
 	return appendVarint(b, uint64(num)<<3|uint64(wt))
 }
 
+// appendVarintField appends field num as a varint.
+func appendVarintField(b []byte, num int32, v uint64) []byte {
+	return appendVarint(appendTag(b, num, wireVarint), v)
+}
+
 // appendBytesField appends a length-delimited field.
 func appendBytesField(b []byte, num int32, v []byte) []byte {
 	b = appendTag(b, num, wireBytes)
