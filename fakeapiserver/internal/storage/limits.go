@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"net/http"
-
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -26,7 +24,7 @@ const DefaultHistoryBytes = 256 << 20
 // ErrTooLarge is the real server's answer to a write of an object larger
 // than MaxObjectBytes: etcd's error, passed through as a 500.
 func ErrTooLarge() *meta.Status {
-	return apistatus.New(http.StatusInternalServerError, "", "etcdserver: request is too large")
+	return apistatus.New(500, "", "etcdserver: request is too large")
 }
 
 // SetHistoryBytes bounds the history in bytes (negative: no bound). It is
