@@ -28,6 +28,11 @@ type Options struct {
 	Nodes int
 	// Kubelet configures the simulated nodes.
 	Kubelet kubelet.Options
+	// RootCA, when set, is the PEM bundle the serviceaccount controller
+	// publishes in every namespace as the kube-root-ca.crt ConfigMap, as a
+	// real controller manager publishes the apiserver's CA; empty
+	// publishes none.
+	RootCA string
 }
 
 // Cluster is a running cluster in a box.
@@ -73,7 +78,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		t.Fatalf("client: %v", err)
 	}
 	t.Cleanup(client.CloseIdleConnections)
-	mo := controllers.Options{Controllers: opts.Controllers, Nodes: opts.Nodes, Kubelet: opts.Kubelet}
+	mo := controllers.Options{Controllers: opts.Controllers, Nodes: opts.Nodes, Kubelet: opts.Kubelet, RootCA: opts.RootCA}
 	if opts.Server.Clock != nil {
 		mo.Clock = ServerClock{C: opts.Server.Clock}
 	}

@@ -3,14 +3,25 @@
 # modules (no Docker, no network but the Go module proxy).
 #
 #   realserver.sh build       build e2e/bin/{kube-apiserver,etcd} if missing or stale
+#   realserver.sh build-controlplane
+#                             build e2e/bin/{kube-controller-manager,kube-scheduler}
+#                             from the same module and flags as kube-apiserver
 #   realserver.sh start DIR   start etcd + kube-apiserver on free 127.0.0.1 ports,
 #                             wait for /readyz, write DIR/kubeconfig, DIR/pids and
 #                             DIR/env; print the kubeconfig path on stdout
-#   realserver.sh stop DIR    stop both servers, wait for them, remove their data
+#   realserver.sh stop DIR    stop every server started in DIR, wait for them,
+#                             remove their data
 #   realserver.sh restart-apiserver DIR
 #                             restart kube-apiserver on the same port, keeping
 #                             etcd and its data (older resourceVersions become
 #                             too old to watch from)
+#   realserver.sh start-controlplane DIR
+#                             start kube-controller-manager and kube-scheduler
+#                             against DIR's kube-apiserver (admin token, no
+#                             leader election, serving on free ports) and wait
+#                             for their /healthz; stop DIR stops them too
+#   realserver.sh stop-controlplane DIR
+#                             stop only those two, keeping the servers
 #
 # Everything listens on 127.0.0.1 only, and every step is bounded in time.
 # Tunables (environment):
@@ -19,6 +30,8 @@
 #   REALSERVER_STOP_TIMEOUT   seconds before SIGKILL on stop  (default 20)
 #   REALSERVER_KEEP_LOGS=1    stop keeps DIR/*.log
 #   REALSERVER_APISERVER_ARGS extra kube-apiserver flags (word-split)
+#   REALSERVER_KCM_ARGS       extra kube-controller-manager flags (word-split)
+#   REALSERVER_SCHEDULER_ARGS extra kube-scheduler flags (word-split)
 #   REALSERVER_BIN            where binaries live             (default e2e/bin)
 #
 # DIR/pids holds one "name pid" pair per line. DIR/env is shell-sourceable:
@@ -35,7 +48,9 @@ STOP_TIMEOUT="${REALSERVER_STOP_TIMEOUT:-20}"
 
 K8S_VERSION=v1.37.2
 VERSION_PKG=k8s.io/component-base/version
-APISERVER_LDFLAGS="-X $VERSION_PKG.gitMajor=1 -X $VERSION_PKG.gitMinor=37 -X $VERSION_PKG.gitVersion=$K8S_VERSION -X $VERSION_PKG.gitTreeState=clean -X $VERSION_PKG.gitCommit="
+# The same flags for every Kubernetes command, so that they share one build
+# cache.
+K8S_LDFLAGS="-X $VERSION_PKG.gitMajor=1 -X $VERSION_PKG.gitMinor=37 -X $VERSION_PKG.gitVersion=$K8S_VERSION -X $VERSION_PKG.gitTreeState=clean -X $VERSION_PKG.gitCommit="
 
 log() { echo "realserver: $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -82,7 +97,22 @@ cmd_build() {
 	exec 9>"$BIN_DIR/.build.lock"
 	flock -w "$((2 * BUILD_TIMEOUT))" 9 || die "timed out waiting for $BIN_DIR/.build.lock"
 	build_one etcd "$E2E_DIR/etcd" go.etcd.io/etcd/server/v3 ""
-	build_one kube-apiserver "$E2E_DIR/apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$APISERVER_LDFLAGS"
+	build_one kube-apiserver "$E2E_DIR/apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$K8S_LDFLAGS"
+	exec 9>&-
+}
+
+# cmd_build_controlplane: kube-controller-manager and kube-scheduler, from
+# the apiserver module (its tools.go imports both) with kube-apiserver's
+# flags, so the three share one Go build cache.
+cmd_build_controlplane() {
+	command -v go >/dev/null || die "go is not on PATH"
+	mkdir -p "$BIN_DIR"
+	exec 9>"$BIN_DIR/.build.lock"
+	flock -w "$((2 * BUILD_TIMEOUT))" 9 || die "timed out waiting for $BIN_DIR/.build.lock"
+	local cmd
+	for cmd in kube-controller-manager kube-scheduler; do
+		build_one "$cmd" "$E2E_DIR/apiserver" "k8s.io/kubernetes/cmd/$cmd" "$K8S_LDFLAGS"
+	done
 	exec 9>&-
 }
 
@@ -332,13 +362,20 @@ cmd_restart_apiserver() {
 	fi
 	local -a api_cmd=()
 	mapfile -d '' api_cmd <"$dir/apiserver.args"
+	cp "$dir/pids" "$dir/pids.old"
 	local begin=$SECONDS attempt
 	for attempt in 1 2 3 4 5; do
 		setsid "${api_cmd[@]}" </dev/null >>"$dir/kube-apiserver.log" 2>&1 &
 		api_pid=$!
-		echo "etcd $etcd_pid" >"$dir/pids"
-		echo "kube-apiserver $api_pid" >>"$dir/pids"
+		{
+			echo "etcd $etcd_pid"
+			echo "kube-apiserver $api_pid"
+			# A control plane started against the old process stays
+			# listed; its clients reconnect to the new one.
+			grep -E '^(kube-controller-manager|kube-scheduler) ' "$dir/pids.old" || true
+		} >"$dir/pids"
 		if wait_ready "$dir" "$api_pid" "$etcd_pid"; then
+			rm -f "$dir/pids.old"
 			log "kube-apiserver restarted in $((SECONDS - begin))s"
 			return 0
 		fi
@@ -369,6 +406,138 @@ wait_ready() {
 	done
 }
 
+# ---------------------------------------------------------------- control plane
+
+# wait_healthz NAME PID PORT LOG: wait until https://127.0.0.1:PORT/healthz
+# answers ok; fails with 2 when the process lost a port race, 1 when it
+# exited otherwise or after START_TIMEOUT.
+wait_healthz() {
+	local name=$1 pid=$2 port=$3 logf=$4
+	local deadline=$((SECONDS + START_TIMEOUT))
+	# The serving certificate is self-signed (in the component's cert dir);
+	# only the answer matters here.
+	until [[ $(curl -sk --max-time 2 "https://127.0.0.1:$port/healthz" 2>/dev/null) == ok ]]; do
+		alive "$pid" || { early_exit "$name" "$logf"; return; }
+		((SECONDS < deadline)) || { log "$name not healthy after ${START_TIMEOUT}s; see $logf"; return 1; }
+		sleep 0.2
+	done
+}
+
+# start_controlplane_once DIR: start both components on fresh ports and wait
+# for them. Returns 2 when one lost a port race, 1 on other failures.
+start_controlplane_once() {
+	local dir=$1 pki=$1/pki kc=$1/kubeconfig
+	local kcm_port sched_port
+	free_port; kcm_port=$PORT
+	free_port; sched_port=$PORT
+	mkdir -p "$dir/kcm-certs" "$dir/scheduler-certs"
+	# Every controller that is on by default, with the admin's credentials
+	# (no per-controller service accounts), signing service-account tokens
+	# with the key the apiserver verifies and publishing its CA as
+	# kube-root-ca.crt.
+	# shellcheck disable=SC2086 # REALSERVER_KCM_ARGS is meant to be word-split
+	setsid "$BIN_DIR/kube-controller-manager" \
+		--kubeconfig="$kc" \
+		--authentication-kubeconfig="$kc" \
+		--authorization-kubeconfig="$kc" \
+		--bind-address=127.0.0.1 \
+		--secure-port="$kcm_port" \
+		--cert-dir="$dir/kcm-certs" \
+		--leader-elect=false \
+		--use-service-account-credentials=false \
+		--service-account-private-key-file="$pki/sa.key" \
+		--root-ca-file="$pki/ca.crt" \
+		--cluster-signing-cert-file="$pki/ca.crt" \
+		--cluster-signing-key-file="$pki/ca.key" \
+		--controllers='*' \
+		${REALSERVER_KCM_ARGS:-} \
+		</dev/null >"$dir/kube-controller-manager.log" 2>&1 &
+	local kcm_pid=$!
+	echo "kube-controller-manager $kcm_pid" >>"$dir/pids"
+	# shellcheck disable=SC2086 # REALSERVER_SCHEDULER_ARGS is meant to be word-split
+	setsid "$BIN_DIR/kube-scheduler" \
+		--kubeconfig="$kc" \
+		--authentication-kubeconfig="$kc" \
+		--authorization-kubeconfig="$kc" \
+		--bind-address=127.0.0.1 \
+		--secure-port="$sched_port" \
+		--cert-dir="$dir/scheduler-certs" \
+		--leader-elect=false \
+		${REALSERVER_SCHEDULER_ARGS:-} \
+		</dev/null >"$dir/kube-scheduler.log" 2>&1 &
+	local sched_pid=$!
+	echo "kube-scheduler $sched_pid" >>"$dir/pids"
+	wait_healthz kube-controller-manager "$kcm_pid" "$kcm_port" "$dir/kube-controller-manager.log" || return
+	wait_healthz kube-scheduler "$sched_pid" "$sched_port" "$dir/kube-scheduler.log" || return
+	{
+		echo "KCM_URL=https://127.0.0.1:$kcm_port"
+		echo "SCHEDULER_URL=https://127.0.0.1:$sched_port"
+	} >>"$dir/env"
+}
+
+# controlplane_pids DIR: the listed control-plane processes still running.
+controlplane_pids() {
+	local name pid
+	[[ -f $1/pids ]] || return 0
+	while read -r name pid; do
+		case $name in
+		kube-controller-manager | kube-scheduler) is_ours "$pid" "$name" && echo "$pid" ;;
+		esac
+	done <"$1/pids"
+	return 0
+}
+
+cmd_start_controlplane() {
+	[[ $# -eq 1 && -n $1 ]] || die "usage: $0 start-controlplane DIR"
+	local dir
+	dir=$(cd "$1" && pwd) || die "$1 does not exist"
+	[[ -f $dir/env && -f $dir/kubeconfig && -f $dir/pids ]] || die "$dir has no running servers (start it first)"
+	[[ -z $(controlplane_pids "$dir") ]] || die "$dir already runs a control plane; stop-controlplane it first"
+	[[ -x $BIN_DIR/kube-controller-manager && -x $BIN_DIR/kube-scheduler ]] || cmd_build_controlplane
+	local begin=$SECONDS attempt rc
+	for attempt in 1 2 3; do
+		rc=0
+		start_controlplane_once "$dir" || rc=$?
+		if ((rc == 0)); then
+			log "kube-controller-manager and kube-scheduler healthy in $((SECONDS - begin))s"
+			return 0
+		fi
+		stop_controlplane "$dir"
+		((rc == 2 && attempt < 3)) || break
+		log "port taken meanwhile; retrying with new ports"
+	done
+	die "starting the control plane failed; logs kept in $dir"
+}
+
+# stop_controlplane DIR: stop the two components (SIGTERM, then SIGKILL
+# after STOP_TIMEOUT) and drop them from DIR/pids and DIR/env.
+stop_controlplane() {
+	local dir=$1 pid
+	for pid in $(controlplane_pids "$dir"); do
+		stop_pid "$pid"
+	done
+	if [[ -f $dir/pids ]]; then
+		grep -vE '^(kube-controller-manager|kube-scheduler) ' "$dir/pids" >"$dir/pids.tmp" || true
+		mv -f "$dir/pids.tmp" "$dir/pids"
+	fi
+	if [[ -f $dir/env ]]; then
+		grep -vE '^(KCM_URL|SCHEDULER_URL)=' "$dir/env" >"$dir/env.tmp" || true
+		chmod 600 "$dir/env.tmp"
+		mv -f "$dir/env.tmp" "$dir/env"
+	fi
+	rm -rf "$dir/kcm-certs" "$dir/scheduler-certs"
+}
+
+cmd_stop_controlplane() {
+	[[ $# -eq 1 && -n $1 ]] || die "usage: $0 stop-controlplane DIR"
+	[[ -d $1 ]] || { log "$1 does not exist; nothing to stop"; return 0; }
+	local dir
+	dir=$(cd "$1" && pwd)
+	stop_controlplane "$dir"
+	[[ ${REALSERVER_KEEP_LOGS:-} == 1 ]] || rm -f "$dir/kube-controller-manager.log" "$dir/kube-scheduler.log"
+	log "control plane stopped"
+}
+
 # ---------------------------------------------------------------- stop
 
 # is_ours PID NAME: the process still runs our binary (not a recycled pid).
@@ -382,30 +551,39 @@ kill_pids() {
 	local dir=$1 name pid
 	[[ -f $dir/pids ]] || return 0
 	local -a pids=()
-	# kube-apiserver is listed last; stop it first.
+	# Stopped in the reverse of the listed order: the control plane, then
+	# kube-apiserver, then etcd.
 	while read -r name pid; do
 		is_ours "$pid" "$name" && pids=("$pid" "${pids[@]}")
 	done <"$dir/pids"
 	for pid in "${pids[@]}"; do
-		kill -TERM "$pid" 2>/dev/null || true
-		local deadline=$((SECONDS + STOP_TIMEOUT))
-		while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
-		if alive "$pid"; then
-			log "pid $pid ignored SIGTERM for ${STOP_TIMEOUT}s; sending SIGKILL"
-			kill -KILL "$pid" 2>/dev/null || true
-			deadline=$((SECONDS + 5))
-			while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
-		fi
+		stop_pid "$pid"
 	done
 	rm -f "$dir/pids"
+}
+
+# stop_pid PID: SIGTERM, then SIGKILL after STOP_TIMEOUT.
+stop_pid() {
+	local pid=$1
+	kill -TERM "$pid" 2>/dev/null || true
+	local deadline=$((SECONDS + STOP_TIMEOUT))
+	while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+	if alive "$pid"; then
+		log "pid $pid ignored SIGTERM for ${STOP_TIMEOUT}s; sending SIGKILL"
+		kill -KILL "$pid" 2>/dev/null || true
+		deadline=$((SECONDS + 5))
+		while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+	fi
 }
 
 # stop_dir removes only what start created, then DIR itself if it is empty.
 stop_dir() {
 	local dir=$1
 	kill_pids "$dir"
-	rm -rf "$dir/etcd-data" "$dir/apiserver-certs" "$dir/pki" "$dir/kubeconfig" "$dir/env" "$dir/apiserver.args"
-	[[ ${REALSERVER_KEEP_LOGS:-} == 1 ]] || rm -f "$dir/etcd.log" "$dir/kube-apiserver.log"
+	rm -rf "$dir/etcd-data" "$dir/apiserver-certs" "$dir/kcm-certs" "$dir/scheduler-certs" \
+		"$dir/pki" "$dir/kubeconfig" "$dir/env" "$dir/apiserver.args" "$dir/pids.old"
+	[[ ${REALSERVER_KEEP_LOGS:-} == 1 ]] ||
+		rm -f "$dir/etcd.log" "$dir/kube-apiserver.log" "$dir/kube-controller-manager.log" "$dir/kube-scheduler.log"
 	rmdir "$dir" 2>/dev/null || true
 }
 
@@ -422,9 +600,12 @@ cmd_stop() {
 
 case "${1:-}" in
 build) shift; cmd_build "$@" ;;
+build-controlplane) shift; cmd_build_controlplane "$@" ;;
 start) shift; cmd_start "$@" ;;
 stop) shift; cmd_stop "$@" ;;
 restart-apiserver) shift; cmd_restart_apiserver "$@" ;;
+start-controlplane) shift; cmd_start_controlplane "$@" ;;
+stop-controlplane) shift; cmd_stop_controlplane "$@" ;;
 *)
 	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2
 	exit 2

@@ -3,13 +3,19 @@
 # target chosen by E2E_TARGET:
 #
 #   real (default)  build (cached) and start kube-apiserver + etcd on
-#                   127.0.0.1 with realserver.sh, run, and always stop them
+#                   127.0.0.1 with realserver.sh (and, for the cluster
+#                   package with E2E_CONTROLPLANE=1, kube-controller-manager
+#                   + kube-scheduler), run, and always stop them
 #   fake            kubecache's fake API server, in each test process
 #   kubeconfig      the cluster of $KUBECONFIG (see README.md)
 #
 # Tunables: E2E_RUN (go test -run pattern), E2E_RACE=0 (no race detector),
 # E2E_TIMEOUT (go test -timeout, default 10m). Packages run one at a time:
-# they share the server, and some restart or compact it.
+# they share the server, and some restart or compact it. On the real target
+# with E2E_CONTROLPLANE=1, the cluster package runs last, with a
+# kube-controller-manager and a kube-scheduler built (cached) and started
+# for it alone (their controllers would write into every other package's
+# namespaces); without it, that package compares nothing there.
 set -euo pipefail
 
 E2E_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,7 +35,7 @@ real)
 		local rc=$?
 		# Keep the servers' logs when something failed.
 		if ((rc != 0)); then
-			echo "e2e: failed; kube-apiserver and etcd logs kept in $dir" >&2
+			echo "e2e: failed; the servers' logs kept in $dir" >&2
 			REALSERVER_KEEP_LOGS=1 ./realserver.sh stop "$dir" || true
 		else
 			./realserver.sh stop "$dir" || true
@@ -56,5 +62,14 @@ esac
 
 echo "== e2e: target $E2E_TARGET: go vet, then go test ${flags[*]} ./..."
 go vet ./...
-go test "${flags[@]}" ./...
+if [[ $E2E_TARGET == real && ${E2E_CONTROLPLANE:-0} == 1 ]]; then
+	cluster_pkg=github.com/kubecache/kubecache/e2e/cluster
+	mapfile -t pkgs < <(go list ./... | grep -vx "$cluster_pkg")
+	go test "${flags[@]}" "${pkgs[@]}"
+	./realserver.sh start-controlplane "$dir"
+	go test "${flags[@]}" "$cluster_pkg"
+	./realserver.sh stop-controlplane "$dir"
+else
+	go test "${flags[@]}" ./...
+fi
 echo "== e2e: target $E2E_TARGET passed in $((SECONDS - begin))s"

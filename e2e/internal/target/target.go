@@ -66,6 +66,7 @@ type Target struct {
 	realDir    string
 	realScript string
 	etcdURL    string
+	kcmURL     string
 	context    string
 	tmpDir     string
 
@@ -127,6 +128,7 @@ func newReal(dir string) (*Target, error) {
 		realDir:        dir,
 		realScript:     script,
 		etcdURL:        env["ETCD_URL"],
+		kcmURL:         env["KCM_URL"],
 	}, nil
 }
 
@@ -274,6 +276,21 @@ func (t *Target) CanCompact() (bool, string) {
 		return true, ""
 	}
 	return false, "compacting needs etcd's client URL (" + EnvEtcdURL + "), which this target does not give"
+}
+
+// HasControlPlane reports whether a kube-controller-manager and a
+// kube-scheduler run against the target (a real server's, started with
+// `realserver.sh start-controlplane`), and if not, why.
+func (t *Target) HasControlPlane() (bool, string) {
+	switch {
+	case t.Kind == Real && t.kcmURL != "":
+		return true, ""
+	case t.Kind == Real:
+		return false, "the real server runs no kube-controller-manager and kube-scheduler " +
+			"(run.sh starts them for the packages that need them; by hand: realserver.sh start-controlplane DIR)"
+	default:
+		return false, "only a real server started here (E2E_TARGET=real) has a control plane the suite controls"
+	}
 }
 
 // RequireRestart skips the test when the target cannot restart.
