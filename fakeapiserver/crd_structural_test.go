@@ -25,3 +25,34 @@ func TestCRDSchemaNotStructural(t *testing.T) {
 		"spec.validation.openAPIV3Schema.properties[spec].items: Required value: must be specified",
 	}, got)
 }
+
+// TestCRDSchemaNotStructuralInJunctors: what allOf, anyOf, oneOf and not
+// may not say (shape, defaults, nullable, the extensions, metadata), each
+// at its place, and a field the root's junctors speak of that the root
+// does not specify; the int-or-string anyOf is allowed.
+func TestCRDSchemaNotStructuralInJunctors(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	r := c.post(crdPath, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"jns.example.net"},"spec":{"group":"example.net","names":{"plural":"jns","kind":"Jn"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":`+
+		`{"type":"object","anyOf":[{"properties":{"missing":{}}},{"properties":{"spec":{"items":{"minLength":1}}}}],"properties":{"spec":{"type":"object",`+
+		`"anyOf":[{"type":"string"},{"properties":{"metadata":{}}}],"allOf":[{"description":"d","properties":{"a":{"nullable":true,"default":1}}}],`+
+		`"oneOf":[{"x-kubernetes-preserve-unknown-fields":true}],"not":{"title":"t","anyOf":[{"x-kubernetes-embedded-resource":true}]},`+
+		`"properties":{"a":{"type":"integer"},"port":{"x-kubernetes-int-or-string":true,"anyOf":[{"type":"integer"},{"type":"string"}]}}}}}}}]}}`)
+	require.Equal(t, http.StatusUnprocessableEntity, r.code, "%s", r.body)
+	var got []string
+	for _, cause := range r.status(t).Details.Causes {
+		got = append(got, cause.Field+": "+cause.Message)
+	}
+	const p = "spec.validation.openAPIV3Schema"
+	assert.ElementsMatch(t, []string{
+		p + ".properties[spec].anyOf[0].type: Forbidden: must be empty to be structural",
+		p + ".properties[spec].anyOf[1].properties[metadata]: Forbidden: must not be specified in a nested context",
+		p + ".properties[spec].allOf[0].description: Forbidden: must be empty to be structural",
+		p + ".properties[spec].allOf[0].properties[a].default: Forbidden: must be undefined to be structural",
+		p + ".properties[spec].allOf[0].properties[a].nullable: Forbidden: must be false to be structural",
+		p + ".properties[spec].oneOf[0].x-kubernetes-preserve-unknown-fields: Forbidden: must be false to be structural",
+		p + ".properties[spec].not.title: Forbidden: must be empty to be structural",
+		p + ".properties[spec].not.anyOf[0].x-kubernetes-embedded-resource: Forbidden: must be false to be structural",
+		p + ".properties[missing]: Required value: because it is defined in " + p + ".anyOf[0].properties[missing]",
+		p + ".properties[spec].items: Required value: because it is defined in " + p + ".anyOf[1].properties[spec].items",
+	}, got)
+}

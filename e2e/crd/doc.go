@@ -1,6 +1,6 @@
 // Package crd runs custom resources against the e2e target, the same rows
 // on the real kube-apiserver and on the fake server: a CRD's schema
-// published in /openapi/v3, defaults, the value keywords of structural
+// published in /openapi/v3 and in /openapi/v2 (JSON and protobuf), defaults, the value keywords of structural
 // schemas, ratcheting, CEL rules (passing, failing, transition rules, a
 // rule that does not compile, a rule too expensive), two versions with a deprecated one, and
 // ValidatingAdmissionPolicies (Deny, Warn, params, a policy that does
@@ -22,4 +22,6 @@
 //	root_test.go    rules at the root reading apiVersion, kind, metadata.name and generateName
 //	read_schema_test.go objects stored before a CRD change read with its new schema
 //	structural_test.go schemas that are not structural, with the real reasons
+//	openapi_v2_test.go /openapi/v2 in protobuf: client-go's discovery reads it,
+//	                gnostic's message of the JSON document, the v2 narrowing
 package crd

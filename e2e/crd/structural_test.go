@@ -9,7 +9,9 @@ import (
 
 // TestCustomResourceSchemaNotStructural: a CRD whose schema is not
 // structural is refused with the real reasons, each at its place, and
-// its rules are not compiled.
+// its rules are not compiled; under allOf, anyOf, oneOf and not only
+// value validations may stand (the int-or-string anyOf excepted), and
+// what the root's junctors say of a field the root must specify.
 func TestCustomResourceSchemaNotStructural(t *testing.T) {
 	c := newClient(t)
 	for _, row := range []struct {
@@ -36,6 +38,18 @@ func TestCustomResourceSchemaNotStructural(t *testing.T) {
 			"FieldValueInvalid spec.validation.openAPIV3Schema.properties[kind].type: Invalid value: \"integer\": must be string",
 			"FieldValueRequired spec.validation.openAPIV3Schema.properties[e].properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
 			"FieldValueRequired spec.validation.openAPIV3Schema.properties[e].type: Required value: must be object if x-kubernetes-embedded-resource is true",
+		}},
+		{`{"type":"object","anyOf":[{"properties":{"missing":{}}}],"properties":{"spec":{"type":"object","anyOf":[{"type":"string"}],` +
+			`"allOf":[{"description":"d","properties":{"a":{"nullable":true}}}],"oneOf":[{"x-kubernetes-preserve-unknown-fields":true}],` +
+			`"not":{"title":"t","properties":{"metadata":{}}},` +
+			`"properties":{"a":{"type":"integer"},"port":{"x-kubernetes-int-or-string":true,"anyOf":[{"type":"integer"},{"type":"string"}]}}}}}`, []string{
+			"FieldValueForbidden spec.validation.openAPIV3Schema.properties[spec].allOf[0].description: Forbidden: must be empty to be structural",
+			"FieldValueForbidden spec.validation.openAPIV3Schema.properties[spec].allOf[0].properties[a].nullable: Forbidden: must be false to be structural",
+			"FieldValueForbidden spec.validation.openAPIV3Schema.properties[spec].anyOf[0].type: Forbidden: must be empty to be structural",
+			"FieldValueForbidden spec.validation.openAPIV3Schema.properties[spec].not.properties[metadata]: Forbidden: must not be specified in a nested context",
+			"FieldValueForbidden spec.validation.openAPIV3Schema.properties[spec].not.title: Forbidden: must be empty to be structural",
+			"FieldValueForbidden spec.validation.openAPIV3Schema.properties[spec].oneOf[0].x-kubernetes-preserve-unknown-fields: Forbidden: must be false to be structural",
+			"FieldValueRequired spec.validation.openAPIV3Schema.properties[missing]: Required value: because it is defined in spec.validation.openAPIV3Schema.anyOf[0].properties[missing]",
 		}},
 	} {
 		crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"e2enss.e2e.kubecache.io"},"spec":{"group":"e2e.kubecache.io","names":{"plural":"e2enss","kind":"E2ENs"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":` + row.schema + `}}]}}`

@@ -21,7 +21,8 @@
 //     itself (the Kubernetes libraries, string and list functions).
 //   - library_net.go: the Kubernetes ip, cidr and url libraries.
 //   - library_quantity.go, library_semver.go, library_format.go: the
-//     Kubernetes quantity, semver and format libraries.
+//     Kubernetes quantity, semver and format libraries;
+//     library_quantity_exponent.go reads quantities' large exponents.
 //   - library_values.go: the conversions the values of those three
 //     libraries' object types share.
 //   - root.go: the root of a resource as rules see it (apiVersion, kind,

@@ -49,7 +49,14 @@ func TestQuantityLibrary(t *testing.T) {
 		"sign(quantity('x'))":                                       "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
 		"quantity('1K')":                                            "unable to parse quantity's suffix",
 		"quantity('1.5').asInteger()":                               "cannot convert value to integer",
-		"quantity('1e99999')":                                       "quantity exponent 99999 is beyond ±1000, which the fake server does not compute",
+		"quantity('1e99999').isGreaterThan(quantity('9e99998'))":    true,
+		"quantity('-1e-99999') == quantity('-1n')":                  true,
+		"quantity('1e4294967297') == quantity('10')":                true,
+		"quantity('1e99999').isInteger()":                           false,
+		"quantity('1e1001').compareTo(quantity('1e1000'))":          int64(1),
+		"isQuantity('1e2000000000') && !isQuantity('x1e5000')":      true,
+		"quantity('1e100001')":                                      "quantity exponent 100001: beyond the exponents the fake server computes (±100000)",
+		"quantity('1e99999999999999999999')":                        "unable to parse quantity's suffix",
 	} {
 		assert.Equal(t, want, eval(t, expr), expr)
 	}

@@ -11,8 +11,6 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-
-	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 )
 
 // quantityType is the Kubernetes CEL type of a resource quantity.
@@ -35,7 +33,7 @@ type quantityVal struct {
 // integer amount when it has at most 18 digits (binary suffixes: fewer
 // the larger the suffix) and a scale of at least -9.
 func parseQuantityVal(s string) (quantityVal, error) {
-	v, err := validation.QuantityValue(s)
+	v, err := quantityValue(s)
 	if err != nil {
 		return quantityVal{}, err
 	}
@@ -67,8 +65,8 @@ func parseQuantityVal(s string) (quantityVal, error) {
 	if suffix != "" {
 		exp = int(3 * (strings.Index("num kMGTPE", suffix) - 3))
 		if suffix[0] == 'e' || (suffix[0] == 'E' && len(suffix) > 1) {
-			e, _ := strconv.ParseInt(suffix[1:], 10, 32)
-			exp = int(e)
+			e, _ := strconv.ParseInt(suffix[1:], 10, 64)
+			exp = int(int32(e))
 		}
 	}
 	if len(whole)+len(frac) <= 18 && exp-len(frac) >= -9 {
@@ -201,10 +199,7 @@ func quantityLibrary() []cel.EnvOption {
 		cel.Function("quantity", cel.Overload("string_to_quantity", []*cel.Type{cel.StringType}, q, fromString(func(s string) (ref.Val, error) {
 			return parseQuantityVal(s)
 		}))),
-		cel.Function("isQuantity", cel.Overload("is_quantity_string", []*cel.Type{cel.StringType}, cel.BoolType, is(func(s string) error {
-			_, err := validation.QuantityValue(s)
-			return err
-		}))),
+		cel.Function("isQuantity", cel.Overload("is_quantity_string", []*cel.Type{cel.StringType}, cel.BoolType, is(isQuantityString))),
 		cel.Function("sign", cel.Overload("quantity_sign", []*cel.Type{q}, i, onQuantity(func(v quantityVal) ref.Val { return types.Int(v.v.Sign()) }))),
 		cel.Function("isInteger", cel.MemberOverload("quantity_is_integer", []*cel.Type{q}, cel.BoolType, onQuantity(func(v quantityVal) ref.Val {
 			_, ok := v.asInt64()

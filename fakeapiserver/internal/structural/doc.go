@@ -7,7 +7,9 @@
 // Where things are:
 //   - schema.go: Schema and Parse (a CRD's openAPIV3Schema, as JSON).
 //   - invariants.go: Problems, why a schema is not structural, in the
-//     real server's words.
+//     real server's words; invariants_nested.go: what allOf, anyOf,
+//     oneOf and not may hold, and the fields they name the root must
+//     specify.
 //   - default.go: Default, the defaults of absent fields, applied
 //     top-down so a defaulted object gets its own fields' defaults.
 //   - validate.go: Validate, the keyword checks (required, enum, bounds,

@@ -28,3 +28,13 @@ func FuzzSchema(f *testing.F) {
 		_ = Validate(rest, old.Obj, s)
 	})
 }
+
+// FuzzProblems feeds the structural checks arbitrary schemas, junctors
+// nested in junctors among them: an answer, never a panic or a hang.
+func FuzzProblems(f *testing.F) {
+	f.Add([]byte(`{"type":"object","anyOf":[{"properties":{"x":{"not":{"allOf":[{"type":"string"}]}}}}],"properties":{"p":{"x-kubernetes-int-or-string":true,"allOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"nullable":true}]}}}`))
+	f.Add([]byte(`{"type":"object","oneOf":[{"items":{"properties":{"metadata":{}}}}],"properties":{"l":{"type":"array","items":{"type":"string","not":{"x-kubernetes-validations":[{"rule":"true"}]}}}}}`))
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		_ = Problems(schema, "s")
+	})
+}

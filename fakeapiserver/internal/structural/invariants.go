@@ -29,6 +29,7 @@ func Problems(raw []byte, path string) []apistatus.FieldError {
 	}
 	var errs []apistatus.FieldError
 	invariants(&doc.Value, rootLevel, path, &errs, 0)
+	completeness(&doc.Value, path, func(e apistatus.FieldError) { errs = append(errs, e) })
 	slices.SortStableFunc(errs, func(a, b apistatus.FieldError) int { return strings.Compare(a.Field, b.Field) })
 	return errs
 }
@@ -96,6 +97,7 @@ func invariants(v *jsonv.Value, lvl level, path string, errs *[]apistatus.FieldE
 	if md := props.Get("metadata"); md != nil {
 		metadataInvariants(md, lvl == rootLevel || embedded, lvl, path+".properties[metadata]", add)
 	}
+	junctors(v, path, add, depth)
 	if embedded && !flag(v, "x-kubernetes-preserve-unknown-fields") && (props == nil || len(props.Obj) == 0) {
 		add(apistatus.FieldRequired(path+".properties", "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields"))
 	}

@@ -132,11 +132,12 @@ func QuantityValue(s string) (*big.Rat, error) {
 	} else {
 		v.Mul(v, new(big.Rat).SetInt(pow))
 	}
-	return roundToNano(v), nil
+	return RoundToNano(v), nil
 }
 
-// roundToNano rounds v away from zero to a whole number of nanounits.
-func roundToNano(v *big.Rat) *big.Rat {
+// RoundToNano rounds v away from zero to a whole number of nanounits, as
+// the real quantity parser rounds what it reads.
+func RoundToNano(v *big.Rat) *big.Rat {
 	nano := new(big.Rat).Mul(v, big.NewRat(1_000_000_000, 1))
 	if nano.IsInt() {
 		return v
