@@ -44,6 +44,11 @@ type FloodOptions struct {
 	Idle, StalledHeaders, StalledBodies, Prefaces int
 	// Header is added to the requests (an Authorization header).
 	Header http.Header
+	// Redial, when set, dials a connection again when it fails while
+	// being set up (the server cut a TLS handshake or a first request
+	// that a loaded machine made slower than the server's timeouts),
+	// until ctx ends, instead of failing the flood.
+	Redial bool
 }
 
 // Flood holds many connections open to one server, each doing as little
@@ -71,6 +76,9 @@ func StartFlood(ctx context.Context, opts FloodOptions) (*Flood, error) {
 	}{{KindIdle, opts.Idle}, {KindStalledHeaders, opts.StalledHeaders}, {KindStalledBody, opts.StalledBodies}, {KindPreface, opts.Prefaces}} {
 		for range k.n {
 			c, err := openFloodConn(ctx, opts, k.kind)
+			for opts.Redial && err != nil && pause(ctx, redialPause) {
+				c, err = openFloodConn(ctx, opts, k.kind)
+			}
 			if err != nil {
 				f.Close()
 				return nil, fmt.Errorf("flood: %s connection %d: %w", k.kind, len(f.conns)+1, err)
@@ -79,6 +87,22 @@ func StartFlood(ctx context.Context, opts FloodOptions) (*Flood, error) {
 		}
 	}
 	return f, nil
+}
+
+// redialPause is the wait before a connection is dialled again, so that
+// a server that refuses every attempt is not dialled in a busy loop.
+const redialPause = 10 * time.Millisecond
+
+// pause waits d and reports whether ctx is still live.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // openFloodConn dials one connection and makes it do what its kind does.
