@@ -249,7 +249,10 @@ func addFinalizer(fs []string, f string) []string {
 }
 
 // handleDeleteCollection serves DELETE on a collection: every object the
-// selectors match is deleted; the answer lists them.
+// selectors (and the shardSelector, when sharding is on) match is
+// deleted; the answer lists them. As on the real server, the
+// shardSelector is parsed when the collection is listed, after the
+// DeleteOptions are checked.
 func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, info request.Info, res *registry.Resource) {
 	n, err := request.Negotiate(r, false)
 	if err != nil {
@@ -262,6 +265,9 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	opts, err := s.parseDeleteOptions(r)
+	if err == nil {
+		err = s.shardOption(r, &lo)
+	}
 	if err != nil {
 		request.WriteError(w, r, err)
 		return
@@ -282,7 +288,7 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		}
 		deleted = append(deleted, o)
 	}
-	page = listResult{items: deleted, rv: s.store.ResourceVersion()}
+	page = listResult{items: deleted, rv: s.store.ResourceVersion(), shard: lo.Shard}
 	request.WriteBody(w, n, http.StatusOK, s.encodeList(res, info.Version, n.Format, page))
 }
 

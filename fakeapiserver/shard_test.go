@@ -126,3 +126,47 @@ func TestShardedWatchSendsOnlyItsShard(t *testing.T) {
 	}
 	assert.Equal(t, n, total, "the four shards' lists hold every object once")
 }
+
+// A deletecollection with a shardSelector deletes exactly the objects of
+// that shard and answers a list that says which shard it holds; an
+// invalid selector is the list's 500 and deletes nothing; with sharding
+// off the parameter is ignored and the whole collection goes, as on a
+// server without the feature.
+func TestShardedDeleteCollectionDeletesOnlyItsShard(t *testing.T) {
+	const cms = "/api/v1/namespaces/s/configmaps"
+	populate := func(c *testClient) {
+		c.mustCreate("/api/v1/namespaces", `{"metadata":{"name":"s"}}`)
+		for i := range 40 {
+			c.mustCreate(cms, fmt.Sprintf(`{"metadata":{"name":"cm-%02d"}}`, i))
+		}
+	}
+	_, c := newTestServer(t, Options{ShardedListAndWatch: true, NoDefaultObjects: true})
+	populate(c)
+	all := itemNames(t, decodeList(t, c.get(cms)))
+	shard0 := itemNames(t, decodeList(t, c.get(cms+shardQuery(quarter(0)))))
+	require.NotEmpty(t, shard0)
+	require.Less(t, len(shard0), len(all))
+
+	r := c.do("DELETE", cms+shardQuery("shardRange(object.metadata.uid, '0x0', '0x8')"), "")
+	require.Equal(t, http.StatusInternalServerError, r.code, "%s", r.body)
+	assert.Equal(t, `invalid shard selector: hexStart must be a 0x-prefixed 16-digit hex value, got "0x0" (did you mean "0x0000000000000000"?)`, r.status(t).Message)
+	assert.Len(t, itemNames(t, decodeList(t, c.get(cms))), len(all), "an invalid selector deletes nothing")
+
+	r = c.do("DELETE", cms+shardQuery(quarter(0)), "")
+	deleted := decodeList(t, r)
+	assert.ElementsMatch(t, shard0, itemNames(t, deleted), "the answer lists the shard's objects")
+	assert.Equal(t, map[string]any{"selector": quarter(0)}, deleted.Metadata["shardInfo"])
+	left := itemNames(t, decodeList(t, c.get(cms)))
+	assert.Len(t, left, len(all)-len(shard0))
+	for _, name := range shard0 {
+		assert.NotContains(t, left, name, "deleted with its shard")
+	}
+	assert.Empty(t, itemNames(t, decodeList(t, c.get(cms+shardQuery(quarter(0))))))
+
+	_, off := newTestServer(t, Options{NoDefaultObjects: true})
+	populate(off)
+	deleted = decodeList(t, off.do("DELETE", cms+shardQuery(quarter(0)), ""))
+	assert.Len(t, deleted.Items, 40, "without sharding the selector is ignored")
+	assert.NotContains(t, deleted.Metadata, "shardInfo")
+	assert.Empty(t, itemNames(t, decodeList(t, off.get(cms))))
+}
