@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -59,13 +60,26 @@ func TestLinearTellsLinearFromQuadratic(t *testing.T) {
 	if len(linear) != 0 {
 		t.Errorf("a pass over the items: %v", linear)
 	}
+	// The run Linear abandons is told to stop and waited for, so that it
+	// does not use the CPU time the next test (or the next -count) measures.
+	var stop atomic.Bool
+	// running is held by a run while it works.
+	var running sync.Mutex
 	quadratic := check(t, 100, func(items []int) {
+		running.Lock()
+		defer running.Unlock()
 		for i := range items {
+			if stop.Load() {
+				return
+			}
 			for j := range items {
 				items[i] += j
 			}
 		}
 	})
+	stop.Store(true)
+	running.Lock()
+	running.Unlock()
 	if len(quadratic) != 1 {
 		t.Fatalf("a pass per item: %d failures %v, want 1", len(quadratic), quadratic)
 	}
