@@ -16,6 +16,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/informer"
 	"github.com/kubecache/kubecache/meta"
+	"github.com/kubecache/kubecache/metrics"
 	"github.com/kubecache/kubecache/reflector"
 	"github.com/kubecache/kubecache/rest"
 )
@@ -76,6 +77,7 @@ func TestShardsCoverEveryObjectOnceThroughChurnAndRelists(t *testing.T) {
 	shards := make([]reflector.Shard, 4)
 	infs := make([]*informer.Informer[*ConfigMap], 4)
 	var expired atomic.Int32
+	var sink metrics.Registry
 	syncers := make([]informer.Syncer, 4)
 	for i := range shards {
 		shards[i], err = reflector.ShardOf(i, 4)
@@ -90,7 +92,7 @@ func TestShardsCoverEveryObjectOnceThroughChurnAndRelists(t *testing.T) {
 					expired.Add(1)
 				}
 			},
-			Reflector: reflector.Options{Shard: &shards[i], PageSize: 5000, Backoff: fastBackoff},
+			Reflector: reflector.Options{Shard: &shards[i], PageSize: 5000, Backoff: fastBackoff, Metrics: &sink},
 		})
 		require.NoError(t, err)
 		syncers[i] = infs[i]
@@ -122,6 +124,11 @@ func TestShardsCoverEveryObjectOnceThroughChurnAndRelists(t *testing.T) {
 	checkShards(t, ctx, c, ns, shards, infs)
 	t.Logf("checked in %v", time.Since(start))
 	require.NotZero(t, expired.Load(), "a cut watch resumed from a compacted resourceVersion and relisted")
+	for _, m := range sink.Snapshot() {
+		if m.Name == "kubecache_reflector_relists_total" || m.Name == "kubecache_reflector_lists_total" {
+			t.Logf("%s%v: %v", m.Name, m.Labels, m.Value)
+		}
+	}
 }
 
 // checkShards waits until each informer holds exactly its shard of what
@@ -157,10 +164,13 @@ func checkShards(t *testing.T, ctx context.Context, c *rest.Client, ns string, s
 		}
 	}
 	total := 0
+	sizes := make([]int, len(want))
 	for i := range want {
 		total += len(want[i])
+		sizes[i] = len(want[i])
 	}
 	require.Equal(t, len(list.Items), total)
+	t.Logf("%d objects, per shard %v", total, sizes)
 }
 
 // sameContents reports whether inf holds exactly the names and
