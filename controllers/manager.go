@@ -73,6 +73,7 @@ func New(client *rest.Client, opts Options) (*Manager, error) {
 		OnError: func(err error) { env.Logger.Debug("informer", "err", err) },
 	})
 	env.Events = kit.NewRecorder(client, env.Clock, env.Logger)
+	env.EventsV1 = kit.NewEventBroadcaster(client, env.Clock, env.Logger)
 	m := &Manager{env: env}
 	for _, name := range All {
 		if !slices.Contains(opts.Controllers, name) {
@@ -140,11 +141,11 @@ func build(env kit.Env, name string, opts Options) (runner, error) {
 // waits on its informers to know what the controllers have seen.
 func (m *Manager) Env() kit.Env { return m.env }
 
-// Run runs the informers, the recorder, the controllers and the nodes
+// Run runs the informers, the event writers, the controllers and the nodes
 // until ctx is cancelled, and returns once all have stopped. If one part
 // fails, the others are stopped and its error returned.
 func (m *Manager) Run(ctx context.Context) error {
-	fns := []func(context.Context) error{m.env.Factory.Run, m.env.Events.Run, m.runControllers}
+	fns := []func(context.Context) error{m.env.Factory.Run, m.env.Events.Run, m.env.EventsV1.Run, m.runControllers}
 	for _, r := range m.nodes {
 		fns = append(fns, r.Run)
 	}

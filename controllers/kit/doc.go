@@ -21,6 +21,7 @@
 //	delayer.go      AddAfter on Env.Clock: one timer for all pending keys
 //	expectations.go Expectations: creations and deletions not yet seen in the cache
 //	recorder.go     Recorder: core/v1 Events as the real controllers record them
+//	eventbroadcaster.go EventBroadcaster, EventRecorder: events.k8s.io/v1 Events and their series, as kube-scheduler records them
 //	informers.go    Shared: the one informer of a resource every controller of a process reads
 //	wiring.go       Wiring: a controller's informers, indexes and handlers, set up with one error check
 //	index.go        the by-controller index on shared informers

@@ -9,7 +9,7 @@ import (
 )
 
 // Env is what a controller is built from. The informers of Factory and
-// the Recorder are run by whoever built the Env (the cluster package, or
+// the event writers are run by whoever built the Env (the cluster package, or
 // a program's main), not by the controllers.
 type Env struct {
 	// Client writes to the API server.
@@ -20,8 +20,12 @@ type Env struct {
 	Clock clock.Clock
 	// Logger receives what the controllers do; nil discards.
 	Logger *slog.Logger
-	// Events records Events; nil records none.
+	// Events records core/v1 Events, as kube-controller-manager's
+	// controllers and kubelets do; nil records none.
 	Events *Recorder
+	// EventsV1 writes events.k8s.io/v1 Events, as kube-scheduler does,
+	// through the recorders it makes; nil records none.
+	EventsV1 *EventBroadcaster
 }
 
 // WithDefaults returns e with nil fields replaced by their defaults.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/controllers/api"
@@ -26,11 +27,12 @@ type Recorder struct {
 	log    *slog.Logger
 	queue  chan *api.Event
 
+	names eventNames
+
 	// mu guards seen, the name and count of each event already written
-	// by its aggregation key, and lastStamp, the last name suffix given.
-	mu        sync.Mutex
-	seen      map[string]*seenEvent
-	lastStamp int64
+	// by its aggregation key.
+	mu   sync.Mutex
+	seen map[string]*seenEvent
 }
 
 type seenEvent struct {
@@ -66,19 +68,9 @@ func (r *Recorder) Eventf(src Source, ref api.ObjectReference, typ, reason, form
 	}
 	clockNow := r.clock.Now()
 	now := meta.NewTime(clockNow)
-	// The name's suffix is the time in nanoseconds, made unique: on a
-	// fake clock many events share one instant.
-	r.mu.Lock()
-	stamp := max(clockNow.UnixNano(), r.lastStamp+1)
-	r.lastStamp = stamp
-	r.mu.Unlock()
-	ns := ref.Namespace
-	if ns == "" {
-		ns = "default"
-	}
 	ev := &api.Event{
 		TypeMeta:           meta.TypeMeta{APIVersion: "v1", Kind: "Event"},
-		ObjectMeta:         meta.ObjectMeta{Name: fmt.Sprintf("%s.%x", ref.Name, stamp), Namespace: ns},
+		ObjectMeta:         meta.ObjectMeta{Name: r.names.next(ref.Name, clockNow), Namespace: eventNamespace(ref)},
 		InvolvedObject:     ref,
 		Reason:             reason,
 		Message:            fmt.Sprintf(format, args...),
@@ -95,6 +87,33 @@ func (r *Recorder) Eventf(src Source, ref api.ObjectReference, typ, reason, form
 	default:
 		r.log.Warn("event buffer full; dropping event", "object", ref.Name, "reason", reason)
 	}
+}
+
+// eventNames gives events their names, "<object>.<hex nanoseconds>" as
+// the real recorders name them, made unique: on a fake clock many events
+// share one instant. It is safe for concurrent use.
+type eventNames struct {
+	// mu guards last, the last suffix given.
+	mu   sync.Mutex
+	last int64
+}
+
+// next returns the name of an event about object recorded at now.
+func (n *eventNames) next(object string, now time.Time) string {
+	n.mu.Lock()
+	stamp := max(now.UnixNano(), n.last+1)
+	n.last = stamp
+	n.mu.Unlock()
+	return fmt.Sprintf("%s.%x", object, stamp)
+}
+
+// eventNamespace is the namespace of an event about ref: its object's,
+// or default for a cluster-scoped object.
+func eventNamespace(ref api.ObjectReference) string {
+	if ref.Namespace == "" {
+		return "default"
+	}
+	return ref.Namespace
 }
 
 // Run writes recorded events until ctx is cancelled.

@@ -1,7 +1,10 @@
 // Package scheduler is a pod scheduler: it binds each pending pod to a
 // node that can run it, or leaves it Pending with the PodScheduled=False
 // condition and the FailedScheduling event a real kube-scheduler
-// records.
+// records. Its events (Scheduled, action Binding; FailedScheduling,
+// action Scheduling) are written through events.k8s.io/v1 with
+// reportingController default-scheduler, as kube-scheduler writes them;
+// kubectl reads them through core/v1.
 //
 // A node can run a pod when it is schedulable (spec.unschedulable unset),
 // the pod tolerates its NoSchedule and NoExecute taints, its labels

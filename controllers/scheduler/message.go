@@ -48,3 +48,18 @@ func histogram(counts map[string]int) string {
 	sort.Strings(out)
 	return strings.Join(out, ", ")
 }
+
+// noteLimit is the longest note an events.k8s.io/v1 Event may carry
+// (the API's validation limit).
+const noteLimit = 1024
+
+// truncateNote shortens a FailedScheduling message to fit an event's
+// note, ending it with " ..." as kube-scheduler does; a message that
+// fits is kept whole. The pod condition keeps the whole message.
+func truncateNote(msg string) string {
+	if len(msg) <= noteLimit {
+		return msg
+	}
+	const suffix = " ..."
+	return msg[:noteLimit-len(suffix)] + suffix
+}

@@ -126,8 +126,8 @@ func (s *Scheduler) sendBinding(ctx context.Context, pod *api.Pod, node string) 
 	case err != nil:
 		return fmt.Errorf("bind %s/%s to %s: %w", pod.Namespace, pod.Name, node, err)
 	}
-	s.env.Events.Eventf(kit.Source{Component: Name}, api.RefTo(&pod.ObjectMeta, "v1", "Pod"), api.EventNormal,
-		"Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
+	s.events.Eventf(api.RefTo(&pod.ObjectMeta, "v1", "Pod"), nil, api.EventNormal,
+		"Scheduled", "Binding", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
 	return nil
 }
 
@@ -139,7 +139,7 @@ func (s *Scheduler) unschedulableNow(ctx context.Context, key string, pod *api.P
 	s.unschedulable[key] = true
 	s.mu.Unlock()
 	s.loop.AddAfter(key, s.opts.RetryInterval)
-	s.env.Events.Eventf(kit.Source{Component: Name}, api.RefTo(&pod.ObjectMeta, "v1", "Pod"), api.EventWarning, "FailedScheduling", "%s", msg)
+	s.events.Eventf(api.RefTo(&pod.ObjectMeta, "v1", "Pod"), nil, api.EventWarning, "FailedScheduling", "Scheduling", "%s", truncateNote(msg))
 	if c := pod.Status.Condition(api.PodScheduled); c != nil && c.Status == api.ConditionFalse && c.Reason == api.ReasonUnschedulable && c.Message == msg {
 		return nil
 	}

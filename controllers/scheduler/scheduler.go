@@ -13,7 +13,7 @@ import (
 )
 
 // Name is the scheduler's name: pods with spec.schedulerName unset or
-// equal to it are its, and it is the source of its events.
+// equal to it are its, and it is the reporting controller of its events.
 const Name = "default-scheduler"
 
 // maxBindsInFlight bounds the Bindings sent at once.
@@ -30,11 +30,12 @@ type Options struct {
 // Scheduler binds pending pods to nodes. Build it with New, run it with
 // Run.
 type Scheduler struct {
-	env   kit.Env
-	opts  Options
-	loop  *kit.Loop
-	pods  *informer.Informer[*api.Pod]
-	nodes *informer.Informer[*api.Node]
+	env    kit.Env
+	opts   Options
+	events *kit.EventRecorder
+	loop   *kit.Loop
+	pods   *informer.Informer[*api.Pod]
+	nodes  *informer.Informer[*api.Node]
 
 	// usage is what each node runs, kept from pod events.
 	usage *usage
@@ -57,7 +58,7 @@ func New(env kit.Env, opts Options) (*Scheduler, error) {
 	if opts.RetryInterval == 0 {
 		opts.RetryInterval = 5 * time.Minute
 	}
-	s := &Scheduler{env: env, opts: opts, usage: newUsage(), unschedulable: map[string]bool{}, bindSlots: make(chan struct{}, maxBindsInFlight)}
+	s := &Scheduler{env: env, opts: opts, events: env.EventsV1.NewRecorder(Name), usage: newUsage(), unschedulable: map[string]bool{}, bindSlots: make(chan struct{}, maxBindsInFlight)}
 	s.loop = kit.NewLoop(env, Name, s.schedule)
 	w := kit.Wire(env, s.loop)
 	s.pods = kit.Inform[*api.Pod](w, "pods")

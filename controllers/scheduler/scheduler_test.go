@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,8 +73,10 @@ func TestSchedulerHonoursNodeSelectorAndTaints(t *testing.T) {
 
 // TestSchedulerReportsUnschedulable leaves a pod that fits nowhere
 // Pending with PodScheduled=False, reason Unschedulable, and the real
-// scheduler's message, and a FailedScheduling event; a node that makes
-// room lets it schedule.
+// scheduler's message, and a FailedScheduling event written through
+// events.k8s.io/v1 as kube-scheduler writes it (read here through
+// core/v1, as kubectl describe reads it); a node that makes room lets it
+// schedule, with its Scheduled event.
 func TestSchedulerReportsUnschedulable(t *testing.T) {
 	c := startWithNodes(t, 2)
 	ctx := context.Background()
@@ -101,7 +104,11 @@ func TestSchedulerReportsUnschedulable(t *testing.T) {
 		if e.Reason == "FailedScheduling" {
 			assert.Equal(t, api.EventWarning, e.Type)
 			assert.Equal(t, want, e.Message)
-			assert.Equal(t, "default-scheduler", e.Source.Component)
+			assert.Equal(t, "default-scheduler", e.ReportingComponent)
+			assert.True(t, strings.HasPrefix(e.ReportingInstance, "default-scheduler-"), e.ReportingInstance)
+			assert.Equal(t, "Scheduling", e.Action)
+			assert.False(t, e.EventTime.IsZero(), "an events.k8s.io/v1 Event has its event time")
+			assert.Empty(t, e.Source.Component, "events.k8s.io/v1 leaves the deprecated source unset")
 		}
 	}
 
@@ -115,4 +122,12 @@ func TestSchedulerReportsUnschedulable(t *testing.T) {
 	require.NoError(t, kit.PutStatus(ctx, c.Client, kit.Target{Resource: "nodes"}, "v1", "Node", &cur.ObjectMeta, st, nil))
 	p = awaitPod(t, c, "big", "big bound", func(p *api.Pod) bool { return p.Spec.NodeName != "" })
 	assert.Equal(t, "huge", p.Spec.NodeName)
+	cluster.Await(t, c, "events", "Scheduled", func(es []*api.Event) bool {
+		for _, e := range es {
+			if e.Reason == "Scheduled" && e.InvolvedObject.Name == "big" {
+				return e.Action == "Binding" && e.Message == "Successfully assigned default/big to huge" && e.ReportingComponent == "default-scheduler"
+			}
+		}
+		return false
+	})
 }
