@@ -620,10 +620,10 @@ func TestKubectlGetRawDiscovery(t *testing.T) {
 	patch := dig(v2, "paths", "/api/v1/namespaces/{namespace}/configmaps/{name}", "patch")
 	assert.Equal(t, map[string]any{"group": "", "kind": "ConfigMap", "version": "v1"}, dig(patch, "x-kubernetes-group-version-kind"))
 
-	// Only protobuf accepted: 406 with no body, as the real server answers.
+	// Only protobuf accepted: the protobuf form, as the real server answers.
 	r := c.get("/openapi/v2", "Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
-	assert.Equal(t, http.StatusNotAcceptable, r.code)
-	assert.Empty(t, r.body)
+	assert.Equal(t, http.StatusOK, r.code)
+	assert.Equal(t, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", r.header.Get("Content-Type"))
 
 	// A custom resource's schema appears once its CRD is served.
 	c.mustCreate("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgetCRD)

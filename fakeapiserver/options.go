@@ -181,6 +181,10 @@ type Options struct {
 	// IgnoreLimit answers every list in one page whatever limit says, as
 	// some aggregated API servers do.
 	IgnoreLimit bool
+	// NoOpenAPIV3 serves no /openapi/v3 (404 there and below it), as a
+	// server from before OpenAPI v3 did: kubectl then validates and
+	// explains from /openapi/v2, in protobuf.
+	NoOpenAPIV3 bool
 }
 
 // withDefaults fills in zero fields.

@@ -131,6 +131,7 @@ func New(opts Options) *Server {
 	}
 	s.auth = auth.New(opts.Tokens, opts.ClientCertificates, opts.Forbid, opts.Impersonate, c509)
 	s.discovery = discovery.New(s.registry)
+	s.discovery.NoOpenAPIV3 = opts.NoOpenAPIV3
 	services, err := builtin.NewServiceAllocator(serviceCIDR)
 	if err != nil {
 		panic(err) // a constant CIDR

@@ -29,6 +29,9 @@ type Server struct {
 	openapi openAPICache
 	// openapiV2 caches /openapi/v2.
 	openapiV2 openAPIV2Cache
+	// NoOpenAPIV3 answers 404 for /openapi/v3 and below, as a server
+	// without OpenAPI v3 (set before serving).
+	NoOpenAPIV3 bool
 }
 
 // New returns a discoveryServer for reg.
@@ -82,6 +85,8 @@ func (s *Server) ServeNonResource(w http.ResponseWriter, r *http.Request) {
 		request.WriteStatus(w, r, apistatus.PathNotFound())
 	case path == "/openapi/v2":
 		s.serveOpenAPIV2(w, r)
+	case s.NoOpenAPIV3 && (path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/")):
+		request.WriteStatus(w, r, apistatus.PathNotFound())
 	case path == "/openapi/v3":
 		s.serveOpenAPIIndex(w, r)
 	case strings.HasPrefix(path, "/openapi/v3/"):

@@ -21,6 +21,9 @@
 //   - custom_v2.go: the narrowing of custom schemas for Swagger 2.0.
 //   - swagger.go: Swagger, the /openapi/v2 (Swagger 2.0) document
 //     derived from the v3 documents.
+//   - swagger_proto.go: SwaggerProto, that document as the gnostic
+//     openapi.v2.Document protobuf the real server also serves;
+//     swagger_proto_messages.go holds the messages' field numbers.
 //   - jsonschema.go: FromJSONSchema, a CRD's openAPIV3Schema as a Schema.
 //   - builtin.go: Builtin, the definitions of every built-in kind;
 //     zz_generated_builtin.go is the table itself, written by gen/ from

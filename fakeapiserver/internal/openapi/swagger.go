@@ -39,7 +39,7 @@ func Swagger(docs map[string][]byte) ([]byte, error) {
 		}
 		for n, s := range doc.Components.Schemas {
 			if doc.Info.Title == customTitle && !strings.HasPrefix(n, "io.k8s.") {
-				swaggerCustomSchema(s)
+				s = swaggerCustomKind(s)
 			}
 			defs[n] = swaggerSchema(s)
 		}
