@@ -12,13 +12,22 @@ import (
 	"github.com/kubecache/kubecache/reflector"
 )
 
-// AwaitTimeout bounds every Await.
+// AwaitTimeout bounds every Await on a Cluster whose own AwaitTimeout
+// is zero.
 const AwaitTimeout = 60 * time.Second
+
+// awaitTimeout returns the bound of c's Awaits.
+func (c *Cluster) awaitTimeout() time.Duration {
+	if c.AwaitTimeout > 0 {
+		return c.AwaitTimeout
+	}
+	return AwaitTimeout
+}
 
 // Await waits until cond holds for the objects of resource (all
 // namespaces) as an informer of the test sees them, checking again on
 // every change, and returns them. It fails the test, naming what, if
-// cond does not hold within AwaitTimeout.
+// cond does not hold within the Cluster's AwaitTimeout.
 func Await[T meta.Object](t testing.TB, c *Cluster, resource, what string, cond func([]T) bool) []T {
 	t.Helper()
 	var objs []T
@@ -41,14 +50,14 @@ func Await[T meta.Object](t testing.TB, c *Cluster, resource, what string, cond 
 		if len(seen) > 8192 {
 			seen = append(seen[:8192], "…"...)
 		}
-		t.Fatalf("timed out after %s waiting for %s; last seen: %s", AwaitTimeout, what, seen)
+		t.Fatalf("timed out after %s waiting for %s; last seen: %s", c.awaitTimeout(), what, seen)
 	}
 	return objs
 }
 
 // Watch runs an informer of resource for the test while fn runs; changed
 // returns a channel closed at the next change. fn's context ends after
-// AwaitTimeout.
+// the Cluster's AwaitTimeout.
 func Watch[T meta.Object](t testing.TB, c *Cluster, resource string, fn func(ctx context.Context, inf *informer.Informer[T], changed func() <-chan struct{}) bool) bool {
 	t.Helper()
 	lw, err := reflector.NewListWatch[T](c.Client, reflector.Source{Resource: resource})
@@ -79,7 +88,7 @@ func Watch[T meta.Object](t testing.TB, c *Cluster, resource string, fn func(ctx
 	}, informer.HandlerOptions{Name: "test"}); err != nil {
 		t.Fatalf("watch %s: %v", resource, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), AwaitTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), c.awaitTimeout())
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kubecache/kubecache/controllers"
 	"github.com/kubecache/kubecache/controllers/kubelet"
@@ -47,6 +48,10 @@ type Cluster struct {
 	Manager *controllers.Manager
 	// Kubelet is the simulated nodes, nil without nodes.
 	Kubelet *kubelet.Kubelet
+	// AwaitTimeout bounds each Await on the cluster; zero is the
+	// package's AwaitTimeout. A test that waits for thousands of pods
+	// sets more.
+	AwaitTimeout time.Duration
 }
 
 // Start starts a fake API server and the controllers and nodes opts asks

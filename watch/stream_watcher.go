@@ -11,9 +11,9 @@ import (
 	"github.com/kubecache/kubecache/meta"
 )
 
-// streamWatcher turns a watch response body into Events. One goroutine,
-// started by NewStreamWatcher and owned by the watcher, reads frames and
-// sends events; Stop and the context end it.
+// streamWatcher turns a watch response body into Events. Two goroutines,
+// started by NewStreamWatcher and owned by the watcher, read frames and
+// decode them into events; Stop and the context end both.
 type streamWatcher[T any] struct {
 	result chan Event[T]
 	// stop is closed by Stop; done is closed when the goroutine has ended.
@@ -30,8 +30,13 @@ type streamWatcher[T any] struct {
 // slice it is given (it is reused for the next frame); encoding/json
 // functions copy what they keep.
 //
-// Events are sent in stream order on an unbuffered channel, so nothing is
-// read ahead of the consumer by more than one event:
+// Events are sent in stream order. Frames are read on one goroutine and
+// decoded on another, and both work ahead of the consumer by a bounded
+// amount: at most 64 decoded events wait on the channel, and at most 64
+// frames and 4 MiB of them (or one larger frame alone) wait to be decoded,
+// so a slow consumer holds the server back rather than filling memory. The
+// buffering lets the reading, the decoding and the consumer run on
+// different cores without waking each other for every event:
 //
 //   - ADDED, MODIFIED, DELETED and BOOKMARK carry decode's result in Object;
 //   - ERROR carries the server's Status in Status (a 410 means list again);
@@ -45,7 +50,7 @@ type streamWatcher[T any] struct {
 // When the body ends cleanly between frames the channel closes with no
 // event. When ctx is cancelled or Stop is called the channel closes too,
 // without an event, whatever was pending. Either way body is closed, and
-// once the channel is closed the goroutine has ended or is about to.
+// once the channel is closed the goroutines have ended or are about to.
 func NewStreamWatcher[T any](ctx context.Context, body io.ReadCloser, decode func([]byte) (T, error), opts DecoderOptions) Interface[T] {
 	var frames FrameReader
 	if body != nil {
@@ -58,7 +63,7 @@ func NewStreamWatcher[T any](ctx context.Context, body io.ReadCloser, decode fun
 // frames off body.
 func newWatcher[T any](ctx context.Context, body io.ReadCloser, frames FrameReader, decode func([]byte) (T, error)) Interface[T] {
 	w := &streamWatcher[T]{
-		result: make(chan Event[T]),
+		result: make(chan Event[T], decodedAhead),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		body:   body,
@@ -124,10 +129,35 @@ func stopAfterWait(stop func() bool, done <-chan struct{}) {
 }
 
 // run reads frames and sends events until the stream ends, ctx is
-// cancelled or Stop is called.
+// cancelled or Stop is called: frames are read on a goroutine of its own
+// (see readAhead) and decoded here, in order.
 func (w *streamWatcher[T]) run(ctx context.Context, dec FrameReader, decode func([]byte) (T, error)) {
 	defer close(w.result)
+	q := newReadAhead()
+	var wg sync.WaitGroup
+	wg.Go(func() { w.read(ctx, dec, q) })
+	// Closing the body ends a pending read; Stop and ctx end the reader's
+	// waits. Both happen before the result channel closes.
+	defer wg.Wait()
 	defer w.closeBody()
+	for rf := range q.frames {
+		if rf.err != nil {
+			w.send(ctx, Event[T]{Type: DecodeFailed, Err: rf.err})
+			return
+		}
+		ev := toEvent(rf.f, decode)
+		q.release(rf.f.Object)
+		if !w.send(ctx, ev) {
+			return
+		}
+	}
+}
+
+// read copies each frame out of dec's buffer into q until the stream
+// ends, ctx is cancelled or Stop is called; a failed read is handed over
+// as the stream's last item. It closes q.frames when it returns.
+func (w *streamWatcher[T]) read(ctx context.Context, dec FrameReader, q *readAhead) {
+	defer close(q.frames)
 	for {
 		f, err := dec.Next()
 		if err != nil {
@@ -136,10 +166,22 @@ func (w *streamWatcher[T]) run(ctx context.Context, dec FrameReader, decode func
 				// the body.
 				return
 			}
-			w.send(ctx, Event[T]{Type: DecodeFailed, Err: err})
+			select {
+			case q.frames <- readFrame{err: err}:
+			case <-w.stop:
+			case <-ctx.Done():
+			}
 			return
 		}
-		if !w.send(ctx, toEvent(f, decode)) {
+		if !q.reserve(ctx, w.stop, len(f.Object)) {
+			return
+		}
+		f.Object = append(q.buffer(), f.Object...)
+		select {
+		case q.frames <- readFrame{f: f}:
+		case <-w.stop:
+			return
+		case <-ctx.Done():
 			return
 		}
 	}

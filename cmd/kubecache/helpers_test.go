@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/internal/await"
+	"github.com/kubecache/kubecache/rest"
 )
 
 // testTimeout bounds every command a test runs to completion, and every
@@ -33,6 +34,18 @@ func fakeServer(t *testing.T, opts fakeapiserver.Options) (*fakeapiserver.Server
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, s.WriteKubeconfig(path))
 	return s, path
+}
+
+// kubeconfigClient is a REST client built from the kubeconfig at path,
+// its idle connections closed when the test ends.
+func kubeconfigClient(t *testing.T, path string) *rest.Client {
+	t.Helper()
+	cfg, err := rest.LoadKubeconfig(rest.KubeconfigOptions{Path: path})
+	require.NoError(t, err)
+	client, err := rest.NewClient(cfg)
+	require.NoError(t, err)
+	t.Cleanup(client.CloseIdleConnections)
+	return client
 }
 
 // load creates the objects of a YAML manifest on s.

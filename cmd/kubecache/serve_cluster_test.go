@@ -150,11 +150,7 @@ func TestServeLeaderElection(t *testing.T) {
 	b.stdout.waitFor(t, "the controllers line", func(s string) bool {
 		return strings.Contains(s, "controllers serviceaccount, 0 simulated nodes, leader election on Lease kube-system/kube-controller-manager")
 	})
-	cfg, err := rest.LoadKubeconfig(rest.KubeconfigOptions{Path: kc})
-	require.NoError(t, err)
-	client, err := rest.NewClient(cfg)
-	require.NoError(t, err)
-	defer client.CloseIdleConnections()
+	client := kubeconfigClient(t, kc)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 
@@ -185,7 +181,7 @@ func TestServeLeaderElection(t *testing.T) {
 		}
 		require.True(t, rest.IsConflict(err) && attempt < 100, "take the Lease: %v", err)
 	}
-	err = b.wait()
+	err := b.wait()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "controllers stopped: leader election lease lost")
 }

@@ -12,8 +12,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubecache/kubecache/rest"
 )
 
 // readyLine matches serve's one line when ready.
@@ -65,11 +63,7 @@ func TestServeTLSTokenAndAdmin(t *testing.T) {
 	assert.Equal(t, "namespace/default\n", r.stdout)
 
 	// The admin endpoint takes the same token.
-	cfg, err := rest.LoadKubeconfig(rest.KubeconfigOptions{Path: kc})
-	require.NoError(t, err)
-	client, err := rest.NewClient(cfg)
-	require.NoError(t, err)
-	defer client.CloseIdleConnections()
+	client := kubeconfigClient(t, kc)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	body, err := client.Get().AbsPath("/kubecache-admin/state").Do(ctx).Raw()

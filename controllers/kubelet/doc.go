@@ -2,6 +2,13 @@
 // renews their Leases, and plays the part of each node's kubelet for the
 // pods bound to it, without running anything.
 //
+// Each node registers and beats on its own, as every node of a cluster
+// runs its own kubelet: every 10 s of the clock it renews its Lease and,
+// if the cluster shows it other than Ready (the node lifecycle
+// controller marks a node Unknown when a renewal comes late), reports
+// its Ready status again, as a real kubelet's status update does. Its
+// pods are left alone until it has registered.
+//
 // A pod bound to a simulated node goes Pending (containers
 // ContainerCreating) → Running → Ready, each step on the cluster's clock
 // after the delays its behaviour says (behaviour.go): by default at once.

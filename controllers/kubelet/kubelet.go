@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/kubecache/kubecache/informer"
+
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/controllers/api"
 	"github.com/kubecache/kubecache/controllers/kit"
@@ -36,14 +38,18 @@ type Options struct {
 
 // Kubelet simulates the nodes. Build it with New, run it with Run.
 type Kubelet struct {
-	env   kit.Env
-	opts  Options
-	loop  *kit.Loop
-	pods  interface{ Lister() cache.Lister[*api.Pod] }
+	env  kit.Env
+	opts Options
+	loop *kit.Loop
+	pods interface{ Lister() cache.Lister[*api.Pod] }
+	// seen is the Nodes as the cluster shows them, to report a node's
+	// status again when it is not what the node reports (heartbeat).
+	seen  *informer.Informer[*api.Node]
 	nodes map[string]*simNode
 	logs  *logStore
 
-	// mu guards the nodes' stopped flags and the pod IP counters.
+	// mu guards the nodes' registered and stopped flags and the pod IP
+	// counters.
 	mu sync.Mutex
 }
 
@@ -81,6 +87,7 @@ func New(env kit.Env, opts Options) (*Kubelet, error) {
 		return nil
 	}
 	kit.On(w, pods, mine)
+	k.seen = kit.Inform[*api.Node](w, "nodes")
 	if err := w.Err(); err != nil {
 		return nil, err
 	}
@@ -96,20 +103,20 @@ func (k *Kubelet) NodeNames() []string {
 	return out
 }
 
-// Run registers the nodes, then renews their Leases and runs their pods
-// until ctx is cancelled.
+// Run runs the nodes until ctx is cancelled: each registers (a few at
+// a time), then renews its Lease and checks its status on its own
+// schedule, as every node of a cluster has its own kubelet; the pods of
+// registered nodes are advanced meanwhile.
 func (k *Kubelet) Run(ctx context.Context) error {
 	// The renewals are due at fixed times from now, so a clock moved on
 	// while the nodes register still triggers the first one.
 	firstRenewal := k.env.Clock.Now().Add(LeaseRenewInterval)
-	if err := k.registerAll(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
-	}
+	slots := make(chan struct{}, registerConcurrency)
 	var wg sync.WaitGroup
-	wg.Go(func() { k.renewLeases(ctx, firstRenewal) })
+	for _, name := range k.NodeNames() {
+		n := k.nodes[name]
+		wg.Go(func() { k.runNode(ctx, n, slots, firstRenewal) })
+	}
 	err := k.loop.Run(ctx, k.opts.Workers)
 	wg.Wait()
 	return err
@@ -125,12 +132,11 @@ func (k *Kubelet) StartNode(ctx context.Context, name string) error {
 	if !k.setStopped(name, false) {
 		return fmt.Errorf("no simulated node %q", name)
 	}
-	if err := k.register(ctx, k.nodes[name]); err != nil {
+	n := k.nodes[name]
+	if err := k.register(ctx, n); err != nil {
 		return err
 	}
-	for _, p := range k.podsOn(name) {
-		k.loop.Add(p)
-	}
+	k.setRegistered(n)
 	return nil
 }
 
@@ -145,10 +151,22 @@ func (k *Kubelet) setStopped(name string, stopped bool) bool {
 	return true
 }
 
+// running reports whether n has registered and is not stopped.
 func (k *Kubelet) running(n *simNode) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return !n.stopped
+	return n.registered && !n.stopped
+}
+
+// setRegistered marks n registered and queues the pods the cache shows
+// on it, which were left alone until then.
+func (k *Kubelet) setRegistered(n *simNode) {
+	k.mu.Lock()
+	n.registered = true
+	k.mu.Unlock()
+	for _, p := range k.podsOn(n.name) {
+		k.loop.Add(p)
+	}
 }
 
 // podsOn returns the keys of the pods the cache shows on node.

@@ -50,29 +50,13 @@ func TestNodesRegisterAndRenewLeases(t *testing.T) {
 		assert.Equal(t, "110", n.Status.Capacity["pods"], n.Name)
 		assert.Equal(t, n.Name, n.Labels["kubernetes.io/hostname"])
 	}
-	renewed := func(at time.Time, want ...string) func([]*api.Lease) bool {
-		return func(ls []*api.Lease) bool {
-			got := map[string]bool{}
-			for _, l := range ls {
-				if l.Namespace == api.NodeLeaseNamespace && l.Spec.RenewTime != nil && !l.Spec.RenewTime.Before(at) {
-					got[l.Name] = true
-				}
-			}
-			for _, w := range want {
-				if !got[w] {
-					return false
-				}
-			}
-			return len(got) == len(want)
-		}
-	}
 	start := clock.Now()
-	cluster.Await(t, c, "leases.v1.coordination.k8s.io", "three leases", renewed(start, "node-1", "node-2", "node-3"))
+	cluster.Await(t, c, "leases.v1.coordination.k8s.io", "three leases", renewedSince(start, "node-1", "node-2", "node-3"))
 
 	require.True(t, c.Kubelet.StopNode("node-2"))
 	later := start.Add(10 * time.Second)
 	clock.Step(10 * time.Second)
-	cluster.Await(t, c, "leases.v1.coordination.k8s.io", "two renewed leases", renewed(later, "node-1", "node-3"))
+	cluster.Await(t, c, "leases.v1.coordination.k8s.io", "two renewed leases", renewedSince(later, "node-1", "node-3"))
 }
 
 // TestGracefulDeletionHonoursStopDelay deletes a running pod whose

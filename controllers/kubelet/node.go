@@ -2,7 +2,6 @@ package kubelet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -22,6 +21,12 @@ const (
 	LeaseRenewInterval   = 10 * time.Second
 )
 
+// registerConcurrency is how many nodes register at once. Each
+// registration is four requests; a hundred nodes sending theirs at
+// once would queue ahead of every controller's writes, and one at a
+// time would leave the last node unregistered for a hundred round trips.
+const registerConcurrency = 8
+
 // KubeletVersion is the version the simulated nodes report.
 const KubeletVersion = "v1.37.2"
 
@@ -31,9 +36,10 @@ var everything = selector.Everything()
 type simNode struct {
 	name  string
 	index int
-	// stopped and nextIP are guarded by Kubelet.mu.
-	stopped bool
-	nextIP  int
+	// registered, stopped and nextIP are guarded by Kubelet.mu.
+	registered bool
+	stopped    bool
+	nextIP     int
 }
 
 // ip returns the node's InternalIP: 10.0.<index/250>.<index%250+1>.
@@ -50,15 +56,6 @@ func (k *Kubelet) addresses(n *simNode, p *api.Pod) addresses {
 	i := n.nextIP
 	k.mu.Unlock()
 	return addresses{hostIP: n.ip(), podIP: fmt.Sprintf("10.%d.%d.%d", 64+n.index/256, n.index%256, i%254+1)}
-}
-
-// registerAll creates (or brings up to date) every node and its Lease.
-func (k *Kubelet) registerAll(ctx context.Context) error {
-	var errs []error
-	for _, name := range k.NodeNames() {
-		errs = append(errs, k.register(ctx, k.nodes[name]))
-	}
-	return errors.Join(errs...)
 }
 
 // nodeObject is the Node a simulated node registers.
@@ -124,9 +121,24 @@ func (k *Kubelet) register(ctx context.Context, n *simNode) error {
 	return k.renewLease(ctx, n, &cur)
 }
 
-// renewLeases renews every running node's Lease at next and every
-// LeaseRenewInterval of the cluster's clock after, until ctx ends.
-func (k *Kubelet) renewLeases(ctx context.Context, next time.Time) {
+// Registration retries: a failed registration is tried again after
+// a back-off doubling from registerRetryMin to registerRetryMax on the
+// wall clock (a real kubelet's figures), as a failed request is no
+// event of the cluster's time.
+const (
+	registerRetryMin = 100 * time.Millisecond
+	registerRetryMax = 7 * time.Second
+)
+
+// runNode registers n, then, at first and every LeaseRenewInterval of
+// the cluster's clock after, renews its Lease and reports its status
+// again if the cluster shows it other than Ready (heartbeat), until ctx
+// ends.
+func (k *Kubelet) runNode(ctx context.Context, n *simNode, slots chan struct{}, first time.Time) {
+	if !k.registerRetrying(ctx, n, slots) {
+		return
+	}
+	next := first
 	for {
 		tick, stop := k.env.Clock.NewTimer(next.Sub(k.env.Clock.Now()))
 		select {
@@ -139,16 +151,63 @@ func (k *Kubelet) renewLeases(ctx context.Context, next time.Time) {
 		if now := k.env.Clock.Now(); next.Before(now) {
 			next = now // a clock moved far ahead: renew once, not once per missed interval
 		}
-		for _, name := range k.NodeNames() {
-			n := k.nodes[name]
-			if !k.running(n) {
-				continue
-			}
-			if err := k.renewLease(ctx, n, nil); err != nil && ctx.Err() == nil {
-				k.loop.Logger().Info("renew lease", "node", name, "err", err)
-			}
+		if !k.running(n) {
+			continue
+		}
+		if err := k.renewLease(ctx, n, nil); err != nil && ctx.Err() == nil {
+			k.loop.Logger().Info("renew lease", "node", n.name, "err", err)
+		}
+		if err := k.heartbeat(ctx, n); err != nil && ctx.Err() == nil {
+			k.loop.Logger().Info("node status", "node", n.name, "err", err)
 		}
 	}
+}
+
+// registerRetrying registers n, holding one of slots while it does, and
+// retries until it succeeds (true) or ctx ends (false).
+func (k *Kubelet) registerRetrying(ctx context.Context, n *simNode, slots chan struct{}) bool {
+	for wait := registerRetryMin; ; wait = min(2*wait, registerRetryMax) {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return false
+		}
+		err := k.register(ctx, n)
+		<-slots
+		if err == nil {
+			k.setRegistered(n)
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		k.loop.Logger().Info("register node; retrying", "node", n.name, "err", err, "after", wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+	}
+}
+
+// heartbeat writes n's Ready status again when the cluster shows the
+// node otherwise: the node lifecycle controller marks a node whose Lease
+// was renewed late Unknown, and a real kubelet's next status update
+// (every 10 s) reports it Ready again, which lifts the taints. A node
+// the cache does not show yet is left for the next beat.
+func (k *Kubelet) heartbeat(ctx context.Context, n *simNode) error {
+	node, err := k.seen.Lister().Get(n.name)
+	if err != nil || api.IsNodeReady(node) {
+		return nil
+	}
+	patch := map[string]any{"status": k.nodeStatus(n, k.env.Clock.Now())}
+	err = kit.MergePatch(ctx, k.env.Client, kit.Target{Resource: "nodes", Name: n.name}, "status", patch, nil)
+	if rest.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // renewLease writes n's Lease with renewTime now, creating it (owned by

@@ -3,6 +3,7 @@ package nodelifecycle_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/kubecache/kubecache/controllers"
 	"github.com/kubecache/kubecache/controllers/api"
 	"github.com/kubecache/kubecache/controllers/kit"
+	"github.com/kubecache/kubecache/fakeapiserver"
 )
 
 // setReady writes the Ready condition of node as its kubelet would
@@ -31,9 +33,12 @@ func setReady(t *testing.T, c *cluster.Cluster, n *api.Node, status api.Conditio
 
 // TestNotReadyNodeIsTaintedUntilReady has a node report Ready=False: it
 // gets the node.kubernetes.io/not-ready taints, NoSchedule and
-// NoExecute; once it reports Ready=True again they are removed.
+// NoExecute; once it reports Ready=True again they are removed. The
+// clock stands still, so the simulated kubelet's own status beat does
+// not report the node Ready before the test does.
 func TestNotReadyNodeIsTaintedUntilReady(t *testing.T) {
-	c := cluster.Start(t, cluster.Options{Controllers: []string{controllers.NodeLifecycle}, Nodes: 1})
+	clock := fakeapiserver.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := cluster.Start(t, cluster.Options{Server: fakeapiserver.Options{Clock: clock}, Controllers: []string{controllers.NodeLifecycle}, Nodes: 1})
 	n := cluster.AwaitNamed(t, c, "nodes", "", "node-1", "node-1 ready", api.IsNodeReady)
 	setReady(t, c, n, api.ConditionFalse, "KubeletNotReady")
 	n = cluster.AwaitNamed(t, c, "nodes", "", "node-1", "node-1 tainted not-ready", func(n *api.Node) bool {

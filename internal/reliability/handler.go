@@ -33,16 +33,26 @@ func key[T meta.Object](obj T) (string, string) {
 	return cache.MetaNamespaceKey(m.Namespace, m.Name), m.ResourceVersion
 }
 
+// record counts a notification and sets k to rv in the model (present)
+// or removes it (!present). It reports whether the model held k before.
+func (h *ModelHandler[T]) record(k, rv string, present bool) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, had := h.model[k]
+	if present {
+		h.model[k] = rv
+	} else {
+		delete(h.model, k)
+	}
+	h.notifications++
+	return had
+}
+
 // OnAdd records obj. An add for an object the model already holds is a
 // violation (a duplicate the informer should have delivered as an update).
 func (h *ModelHandler[T]) OnAdd(obj T, _ bool) {
 	k, rv := key(obj)
-	h.mu.Lock()
-	_, dup := h.model[k]
-	h.model[k] = rv
-	h.notifications++
-	h.mu.Unlock()
-	if dup {
+	if h.record(k, rv, true) {
 		h.mon.Violation("%s: OnAdd for %s which it already had", h.source, k)
 	}
 	h.mon.Observe(h.source, h.source+":"+k, rv)
@@ -53,12 +63,7 @@ func (h *ModelHandler[T]) OnAdd(obj T, _ bool) {
 func (h *ModelHandler[T]) OnUpdate(oldObj, newObj T) {
 	k, rv := key(newObj)
 	_, oldRV := key(oldObj)
-	h.mu.Lock()
-	_, known := h.model[k]
-	h.model[k] = rv
-	h.notifications++
-	h.mu.Unlock()
-	if !known {
+	if !h.record(k, rv, true) {
 		h.mon.Violation("%s: OnUpdate for %s which it never had", h.source, k)
 	}
 	if c, ok := CompareResourceVersions(rv, oldRV); ok && c < 0 {
@@ -70,12 +75,7 @@ func (h *ModelHandler[T]) OnUpdate(oldObj, newObj T) {
 // OnDelete removes obj from the model.
 func (h *ModelHandler[T]) OnDelete(obj T, _ bool) {
 	k, rv := key(obj)
-	h.mu.Lock()
-	_, known := h.model[k]
-	delete(h.model, k)
-	h.notifications++
-	h.mu.Unlock()
-	if !known {
+	if !h.record(k, rv, false) {
 		h.mon.Violation("%s: OnDelete for %s which it never had", h.source, k)
 	}
 	h.mon.Observe(h.source, h.source+":"+k, rv)

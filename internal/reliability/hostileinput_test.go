@@ -98,22 +98,12 @@ func createAnswers(t *testing.T, url string, body []byte, want int) {
 // few times the budget (it grew to 1.27 GB).
 func TestJSONPatchCopyBombIsBounded(t *testing.T) {
 	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
-	post := func(method, path, contentType, body string) (int, string) {
-		req, err := http.NewRequestWithContext(t.Context(), method, srv.URL()+path, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", contentType)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	code, body := post("POST", cmCollection, "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"copysrc"},"data":{"a":"`+strings.Repeat("x", 64<<10)+`"}}`)
+	code, body := rawRequest(t, srv, "POST", cmCollection, "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"copysrc"},"data":{"a":"`+strings.Repeat("x", 64<<10)+`"}}`)
 	require.Equal(t, http.StatusCreated, code, body)
 	for _, query := range []string{"?dryRun=All", ""} {
 		heap := hostile.StartHeapSampler()
 		start := time.Now()
-		code, body = post("PATCH", cmCollection+"/copysrc"+query, "application/json-patch+json", copyBomb(18))
+		code, body = rawRequest(t, srv, "PATCH", cmCollection+"/copysrc"+query, "application/json-patch+json", copyBomb(18))
 		took := time.Since(start)
 		_, growth := heap.Stop()
 		assert.Equal(t, http.StatusUnprocessableEntity, code, body)
@@ -148,17 +138,11 @@ func TestYAMLAliasExpansionIsBoundedByTheBodyLimit(t *testing.T) {
 		{"PATCH", cmCollection + "/bomb?fieldManager=m", "application/apply-patch+yaml"},
 	} {
 		heap := hostile.StartHeapSampler()
-		r, err := http.NewRequestWithContext(t.Context(), req.method, srv.URL()+req.path, strings.NewReader(body))
-		require.NoError(t, err)
-		r.Header.Set("Content-Type", req.contentType)
-		resp, err := http.DefaultClient.Do(r)
-		require.NoError(t, err)
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		code, b := rawRequest(t, srv, req.method, req.path, req.contentType, body)
 		_, growth := heap.Stop()
-		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "%s: %s", req.contentType, b)
+		assert.Equal(t, http.StatusRequestEntityTooLarge, code, "%s: %s", req.contentType, b)
 		assert.Less(t, growth, uint64(64<<20), "%s: heap grew by %d MiB", req.contentType, growth>>20)
-		t.Logf("alias bomb as %s: %d, heap growth %d MiB", req.contentType, resp.StatusCode, growth>>20)
+		t.Logf("alias bomb as %s: %d, heap growth %d MiB", req.contentType, code, growth>>20)
 	}
 	http.DefaultClient.CloseIdleConnections()
 }
@@ -169,34 +153,39 @@ func TestYAMLAliasExpansionIsBoundedByTheBodyLimit(t *testing.T) {
 // (twenty of them built 50 MB, and the history kept every version).
 func TestObjectSizeIsBoundedAfterDecoding(t *testing.T) {
 	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
-	send := func(method, path, contentType, body string) (int, string) {
-		r, err := http.NewRequestWithContext(t.Context(), method, srv.URL()+path, strings.NewReader(body))
-		require.NoError(t, err)
-		r.Header.Set("Content-Type", contentType)
-		resp, err := http.DefaultClient.Do(r)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return resp.StatusCode, string(b)
-	}
-	code, body := send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", widgetCRD)
+	code, body := rawRequest(t, srv, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", widgetCRD)
 	require.Equal(t, http.StatusCreated, code, body)
 	widgets := "/apis/example.com/v1/namespaces/default/widgets"
 	require.Eventually(t, func() bool {
-		code, _ := send("POST", widgets, "application/json", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}`)
+		code, _ := rawRequest(t, srv, "POST", widgets, "application/json", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}`)
 		return code == http.StatusCreated
 	}, 10*time.Second, 20*time.Millisecond)
 	heap := hostile.StartHeapSampler()
 	var codes []int
 	for i := range 4 {
-		code, _ := send("PATCH", widgets+"/w", "application/merge-patch+json", fmt.Sprintf(`{"spec":{"f%d":"%s"}}`, i, strings.Repeat("x", 1_100_000)))
+		code, _ := rawRequest(t, srv, "PATCH", widgets+"/w", "application/merge-patch+json", fmt.Sprintf(`{"spec":{"f%d":"%s"}}`, i, strings.Repeat("x", 1_100_000)))
 		codes = append(codes, code)
 	}
 	_, growth := heap.Stop()
 	assert.Equal(t, []int{200, 200, 500, 500}, codes, "2.2 MB fit, 3.3 MB do not")
-	_, body = send("PATCH", widgets+"/w", "application/merge-patch+json", `{"spec":{"more":"`+strings.Repeat("x", 1_000_000)+`"}}`)
+	_, body = rawRequest(t, srv, "PATCH", widgets+"/w", "application/merge-patch+json", `{"spec":{"more":"`+strings.Repeat("x", 1_000_000)+`"}}`)
 	assert.Contains(t, body, `"message":"etcdserver: request is too large"`)
 	assert.Less(t, growth, uint64(256<<20), "heap grew by %d MiB", growth>>20)
 	t.Logf("4 merge patches of 1.1 MB: %v, heap growth %d MiB", codes, growth>>20)
 	http.DefaultClient.CloseIdleConnections()
+}
+
+// rawRequest makes one request to srv with body as contentType and returns the
+// status and the first 4 KiB of the answer (the refusals these tests
+// look for are short Status objects).
+func rawRequest(t *testing.T, srv *fakeapiserver.Server, method, path, contentType, body string) (int, string) {
+	t.Helper()
+	r, err := http.NewRequestWithContext(t.Context(), method, srv.URL()+path, strings.NewReader(body))
+	require.NoError(t, err)
+	r.Header.Set("Content-Type", contentType)
+	resp, err := http.DefaultClient.Do(r)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return resp.StatusCode, string(b)
 }

@@ -69,6 +69,17 @@ type row struct {
 // update of cm-1.
 const marker = `"name":"cm-1"`
 
+// atMarker is the injection of a stream fault: arm sets the proxy up to
+// hit the marker, then cm-1 is updated (the event the fault hits) and cm-3
+// after it (an event the resumed watch must still deliver).
+func atMarker(arm func(e *env)) func(e *env, s *subject) {
+	return func(e *env, s *subject) {
+		arm(e)
+		e.update(configMaps, "cm-1", "x")
+		e.update(configMaps, "cm-3", "y")
+	}
+}
+
 // forceRelist makes the client's next watch request fail with 410.
 func forceRelist(e *env, res resource) {
 	e.srv.FailNext(fakeapiserver.FailRule{Match: res.match("watch"), Code: 410})
@@ -93,6 +104,31 @@ func ofClass(c reflector.ErrorClass) func(*reflector.Error) bool {
 // observed is the usual cell: the error classes reported and the relists.
 func observed(s *subject) string {
 	return fmt.Sprintf("%s; relists %d", s.rec.classes(), s.rec.relists())
+}
+
+// notRelisted is the check of a fault the client rides out without a
+// relist.
+func notRelisted(t *testing.T, _ *env, s *subject) string {
+	assert.Zero(t, s.rec.relists())
+	return observed(s)
+}
+
+// expiredThenRelisted is the check of a fault that must end in an expired
+// error and exactly one relist.
+func expiredThenRelisted(t *testing.T, _ *env, s *subject) string {
+	assert.NotEmpty(t, errorsMatching(s, ofClass(reflector.ClassExpired)))
+	assert.Equal(t, 1, s.rec.relists())
+	return observed(s)
+}
+
+// transientNoRelist checks that the fault was reported (bad holds its
+// errors, msg says what is missing otherwise), classed transient, and
+// ridden out without a relist.
+func transientNoRelist(t *testing.T, s *subject, bad []*reflector.Error, msg string) string {
+	require.NotEmpty(t, bad, msg)
+	assert.Equal(t, reflector.ClassTransient, bad[0].Class)
+	assert.Zero(t, s.rec.relists())
+	return observed(s)
 }
 
 // assertSlowRetries checks that every error only a human can fix was
@@ -293,11 +329,7 @@ func oversizeRow(limit, frame int, longOnly bool) row {
 		env:      envOptions{maxFrame: limit},
 		how:      fmt.Sprintf("proxy writes one event of %s (the bound + %s)", sizeText(frame), sizeText(frame-bound)),
 		expect:   "frame-too-large reported, watch resumed, no relist",
-		inject: func(e *env, s *subject) {
-			e.proxy.InjectAfter(marker, hugeFrame(frame), false)
-			e.update(configMaps, "cm-1", "x")
-			e.update(configMaps, "cm-3", "y")
-		},
+		inject:   atMarker(func(e *env) { e.proxy.InjectAfter(marker, hugeFrame(frame), false) }),
 		check: func(t *testing.T, e *env, s *subject) string {
 			big := errorsMatching(s, func(err *reflector.Error) bool { return errors.Is(err, watch.ErrFrameTooLarge) })
 			require.NotEmpty(t, big, "the oversized frame was not reported")
@@ -375,11 +407,7 @@ func connectionRows() []row {
 			fault:  "connection reset mid-frame",
 			how:    "proxy sends half of an event, then resets the TCP connection",
 			expect: "transient error, watch resumed from the last whole event, no relist",
-			inject: func(e *env, s *subject) {
-				e.proxy.ResetStream(marker)
-				e.update(configMaps, "cm-1", "x")
-				e.update(configMaps, "cm-3", "y")
-			},
+			inject: atMarker(func(e *env) { e.proxy.ResetStream(marker) }),
 			check: func(t *testing.T, e *env, s *subject) string {
 				assert.Equal(t, 1, e.proxy.Counts()[reliability.FaultReset])
 				assert.NotEmpty(t, errorsMatching(s, func(err *reflector.Error) bool { return err.Op == "watch" && err.Class == reflector.ClassTransient }))
@@ -391,17 +419,10 @@ func connectionRows() []row {
 			fault:  "frame truncated, socket closed",
 			how:    "proxy sends half of an event, then closes without ending the response",
 			expect: "unexpected EOF reported as transient, watch resumed, no relist",
-			inject: func(e *env, s *subject) {
-				e.proxy.TruncateStream(marker)
-				e.update(configMaps, "cm-1", "x")
-				e.update(configMaps, "cm-3", "y")
-			},
+			inject: atMarker(func(e *env) { e.proxy.TruncateStream(marker) }),
 			check: func(t *testing.T, e *env, s *subject) string {
 				eof := errorsMatching(s, func(err *reflector.Error) bool { return errors.Is(err, io.ErrUnexpectedEOF) })
-				require.NotEmpty(t, eof, "the cut frame was not reported as an unexpected EOF")
-				assert.Equal(t, reflector.ClassTransient, eof[0].Class)
-				assert.Zero(t, s.rec.relists())
-				return observed(s)
+				return transientNoRelist(t, s, eof, "the cut frame was not reported as an unexpected EOF")
 			},
 		},
 		{
@@ -413,10 +434,7 @@ func connectionRows() []row {
 				e.update(configMaps, "cm-1", "x")
 				e.remove(configMaps, "cm-4")
 			},
-			check: func(t *testing.T, e *env, s *subject) string {
-				assert.Zero(t, s.rec.relists())
-				return observed(s)
-			},
+			check: notRelisted,
 		},
 	}
 }
@@ -439,26 +457,16 @@ func errorAnswerRows() []row {
 				forceRelist(e, configMaps)
 				e.update(configMaps, "cm-1", "x")
 			},
-			check: func(t *testing.T, e *env, s *subject) string {
-				assert.NotEmpty(t, errorsMatching(s, ofClass(reflector.ClassExpired)))
-				assert.Equal(t, 1, s.rec.relists())
-				return observed(s)
-			},
+			check: expiredThenRelisted,
 		},
 		{
 			fault:  "410 Gone as an ERROR event",
 			how:    "proxy writes an ERROR event (Status 410 Expired) into the stream and ends it",
 			expect: "expired: relist at a consistent read",
-			inject: func(e *env, s *subject) {
+			inject: atMarker(func(e *env) {
 				e.proxy.InjectAfter(marker, func() io.Reader { return strings.NewReader(error410) }, true)
-				e.update(configMaps, "cm-1", "x")
-				e.update(configMaps, "cm-3", "y")
-			},
-			check: func(t *testing.T, e *env, s *subject) string {
-				assert.NotEmpty(t, errorsMatching(s, ofClass(reflector.ClassExpired)))
-				assert.Equal(t, 1, s.rec.relists())
-				return observed(s)
-			},
+			}),
+			check: expiredThenRelisted,
 		},
 		{
 			fault:  "410 Gone on a continue token",
@@ -481,6 +489,21 @@ func errorAnswerRows() []row {
 	}
 }
 
+// silentWatch is the injection of a watch that goes silent (after its
+// headers, or before them): the proxy silences the next watch, the server
+// cuts the current one, and once the client's timer for the silent watch
+// is set the clock steps past its deadline (timeoutSeconds + 30s).
+func silentWatch(headers bool) func(e *env, s *subject) {
+	return func(e *env, s *subject) {
+		e.proxy.SilenceNextWatch(headers)
+		e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
+		e.waitFor("the silent watch", func() bool { return e.proxy.Counts()[reliability.FaultSilence] == 1 })
+		e.update(configMaps, "cm-1", "x")
+		e.waitTimerAtLeast(reflector.DefaultMinWatchTimeout)
+		e.clock.Step(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
+	}
+}
+
 // streamRows are faults of an open watch stream: silence, stalls,
 // malformed and oversized frames, compaction while disconnected, and a
 // streaming list that never ends.
@@ -490,18 +513,8 @@ func streamRows() []row {
 			fault:  "a watch that never sends a byte",
 			how:    "proxy answers 200 with headers and then nothing",
 			expect: "the client's own deadline (timeoutSeconds + 30s, on its clock) ends it; watch resumed",
-			inject: func(e *env, s *subject) {
-				e.proxy.SilenceNextWatch(true)
-				e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
-				e.waitFor("the silent watch", func() bool { return e.proxy.Counts()[reliability.FaultSilence] == 1 })
-				e.update(configMaps, "cm-1", "x")
-				e.waitTimerAtLeast(reflector.DefaultMinWatchTimeout)
-				e.clock.Step(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
-			},
-			check: func(t *testing.T, e *env, s *subject) string {
-				assert.Zero(t, s.rec.relists())
-				return observed(s)
-			},
+			inject: silentWatch(true),
+			check:  notRelisted,
 		},
 		{
 			fault:  "a server that never answers the watch request",
@@ -509,15 +522,8 @@ func streamRows() []row {
 			expect: "the client's own deadline ends it; watch resumed",
 			// The reflector's deadline bounds the request itself, headers
 			// included, on its clock.
-			inject: func(e *env, s *subject) {
-				e.proxy.SilenceNextWatch(false)
-				e.srv.CutWatches(configMaps.match(""), fakeapiserver.CutClean)
-				e.waitFor("the silent watch", func() bool { return e.proxy.Counts()[reliability.FaultSilence] == 1 })
-				e.update(configMaps, "cm-1", "x")
-				e.waitTimerAtLeast(reflector.DefaultMinWatchTimeout)
-				e.clock.Step(2*reflector.DefaultMinWatchTimeout + 31*time.Second)
-			},
-			check: func(t *testing.T, e *env, s *subject) string { return observed(s) },
+			inject: silentWatch(false),
+			check:  func(t *testing.T, e *env, s *subject) string { return observed(s) },
 		},
 		{
 			fault:  "a watch stalled until the server closes it",
@@ -536,18 +542,13 @@ func streamRows() []row {
 			fault:  "a malformed frame",
 			how:    "proxy writes a line that is not JSON after an event",
 			expect: "syntax error reported as transient, watch resumed, no relist",
-			inject: func(e *env, s *subject) {
+			inject: atMarker(func(e *env) {
 				e.proxy.InjectAfter(marker, func() io.Reader { return strings.NewReader("{\"type\":\"MODIFIED\",\"object\":{not json}\n") }, false)
-				e.update(configMaps, "cm-1", "x")
-				e.update(configMaps, "cm-3", "y")
-			},
+			}),
 			check: func(t *testing.T, e *env, s *subject) string {
 				var syntax *watch.SyntaxError
 				bad := errorsMatching(s, func(err *reflector.Error) bool { return errors.As(err, &syntax) })
-				require.NotEmpty(t, bad, "the malformed frame was not reported")
-				assert.Equal(t, reflector.ClassTransient, bad[0].Class)
-				assert.Zero(t, s.rec.relists())
-				return observed(s)
+				return transientNoRelist(t, s, bad, "the malformed frame was not reported")
 			},
 		},
 		// The short form bounds frames at 64 KiB and sends 1 MiB; the long
@@ -568,11 +569,7 @@ func streamRows() []row {
 				e.srv.CompactNow()
 				e.proxy.ReleaseWatches()
 			},
-			check: func(t *testing.T, e *env, s *subject) string {
-				assert.NotEmpty(t, errorsMatching(s, ofClass(reflector.ClassExpired)))
-				assert.Equal(t, 1, s.rec.relists())
-				return observed(s)
-			},
+			check: expiredThenRelisted,
 		},
 		{
 			fault:    "a streaming list that never sends its end bookmark",
