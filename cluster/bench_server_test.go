@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,6 +30,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// serverProfileEnv, when set, is the file the server process writes its
+// CPU profile to, for the server's share of a rollout:
+//
+//	KUBECACHE_ROLLOUT_SERVER_CPUPROFILE=/tmp/srv.prof go test -run '^$' -bench Rollout ./cluster/
+const serverProfileEnv = "KUBECACHE_ROLLOUT_SERVER_CPUPROFILE"
+
 // rolloutServerOptions keep the history and watch queues of 10,000 pods'
 // changes.
 var rolloutServerOptions = fakeapiserver.Options{HistoryLimit: 200000, WatchQueueLength: 100000}
@@ -39,6 +46,19 @@ var rolloutServerOptions = fakeapiserver.Options{HistoryLimit: 200000, WatchQueu
 // use after a collection, in bytes. It stops the server at the end of
 // in.
 func serveForRollout(in io.Reader, out io.Writer) int {
+	if path := os.Getenv(serverProfileEnv); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	srv := fakeapiserver.New(rolloutServerOptions)
 	if err := srv.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

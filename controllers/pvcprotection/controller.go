@@ -36,7 +36,8 @@ func New(env kit.Env) (*Controller, error) {
 	c.claims = kit.Inform[*api.PersistentVolumeClaim](w, "persistentvolumeclaims")
 	c.pods = kit.Inform[*api.Pod](w, "pods")
 	kit.On(w, c.claims, func(cl *api.PersistentVolumeClaim) []string {
-		if cl.DeletionTimestamp != nil && slices.Contains(cl.Finalizers, Finalizer) {
+		if (cl.DeletionTimestamp == nil) != slices.Contains(cl.Finalizers, Finalizer) {
+			// Being deleted with the finalizer, or live without it.
 			return []string{cl.Namespace + "/" + cl.Name}
 		}
 		return nil
@@ -57,15 +58,23 @@ func New(env kit.Env) (*Controller, error) {
 // Run reconciles claims until ctx is cancelled.
 func (c *Controller) Run(ctx context.Context) error { return c.loop.Run(ctx, 2) }
 
-// sync removes the protection finalizer of the claim key if it is being
-// deleted and no scheduled pod mounts it.
+// sync gives the claim key the protection finalizer if it lacks it and
+// is not being deleted, and removes the finalizer if it is being deleted
+// and no scheduled pod mounts it.
 func (c *Controller) sync(ctx context.Context, key string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return nil
 	}
 	claim, err := c.claims.Lister().Namespace(ns).Get(name)
-	if err != nil || claim.DeletionTimestamp == nil || !slices.Contains(claim.Finalizers, Finalizer) {
+	if err != nil {
+		return nil
+	}
+	protected := slices.Contains(claim.Finalizers, Finalizer)
+	switch {
+	case claim.DeletionTimestamp == nil && !protected:
+		return c.setFinalizers(ctx, claim, append(slices.Clone(claim.Finalizers), Finalizer))
+	case claim.DeletionTimestamp == nil || !protected:
 		return nil
 	}
 	used := func(pods []*api.Pod) bool {
@@ -83,9 +92,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if used(live.Items) {
 		return nil
 	}
-	patch := map[string]any{"metadata": map[string]any{"resourceVersion": claim.ResourceVersion,
-		"finalizers": slices.DeleteFunc(slices.Clone(claim.Finalizers), func(f string) bool { return f == Finalizer })}}
-	err = kit.MergePatch(ctx, c.env.Client, kit.Target{Resource: "persistentvolumeclaims", Namespace: ns, Name: name}, "", patch, nil)
+	return c.setFinalizers(ctx, claim, slices.DeleteFunc(slices.Clone(claim.Finalizers), func(f string) bool { return f == Finalizer }))
+}
+
+// setFinalizers writes claim's finalizers, at the resourceVersion the
+// cache shows, so a claim changed meanwhile is looked at again.
+func (c *Controller) setFinalizers(ctx context.Context, claim *api.PersistentVolumeClaim, finalizers []string) error {
+	patch := map[string]any{"metadata": map[string]any{"resourceVersion": claim.ResourceVersion, "finalizers": finalizers}}
+	err := kit.MergePatch(ctx, c.env.Client, kit.Target{Resource: "persistentvolumeclaims", Namespace: claim.Namespace, Name: claim.Name}, "", patch, nil)
 	if rest.IsNotFound(err) {
 		return nil
 	}

@@ -2,6 +2,7 @@ package pvcprotection_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,4 +55,31 @@ func TestClaimReleasedOnceUnused(t *testing.T) {
 	zero := int64(0)
 	require.NoError(t, kit.Delete(ctx, c.Client, pods.Named("user"), "", &zero))
 	cluster.Await(t, c, "persistentvolumeclaims", "the used claim gone", func(cs []*api.PersistentVolumeClaim) bool { return len(cs) == 0 })
+}
+
+// TestLiveClaimGetsTheFinalizer removes the protection finalizer from a
+// live claim, keeping another finalizer: the controller puts it back
+// beside the other.
+func TestLiveClaimGetsTheFinalizer(t *testing.T) {
+	c := cluster.Start(t, cluster.Options{Controllers: []string{controllers.PVCProtection}})
+	ctx := context.Background()
+	claims := kit.Target{Resource: "persistentvolumeclaims", Namespace: "default"}
+	claim := map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": map[string]any{"name": "data"},
+		"spec": map[string]any{"accessModes": []string{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]string{"storage": "1Gi"}}}}
+	require.NoError(t, kit.Create(ctx, c.Client, claims, claim, nil))
+	var cur api.PersistentVolumeClaim
+	patch := map[string]any{"metadata": map[string]any{"finalizers": []string{"example.com/keep"}}}
+	require.NoError(t, kit.MergePatch(ctx, c.Client, claims.Named("data"), "", patch, &cur))
+	require.Equal(t, []string{"example.com/keep"}, cur.Finalizers)
+
+	cl := cluster.AwaitNamed(t, c, "persistentvolumeclaims", "default", "data", "the finalizer back", func(cl *api.PersistentVolumeClaim) bool {
+		return len(cl.Finalizers) == 2
+	})
+	assert.Equal(t, []string{"example.com/keep", "kubernetes.io/pvc-protection"}, cl.Finalizers)
+
+	patch = map[string]any{"metadata": map[string]any{"finalizers": nil}}
+	require.NoError(t, kit.MergePatch(ctx, c.Client, claims.Named("data"), "", patch, nil))
+	cluster.AwaitNamed(t, c, "persistentvolumeclaims", "default", "data", "the finalizer alone", func(cl *api.PersistentVolumeClaim) bool {
+		return slices.Equal(cl.Finalizers, []string{"kubernetes.io/pvc-protection"})
+	})
 }
