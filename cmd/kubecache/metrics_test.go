@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,6 +24,40 @@ func TestWatchServesMetrics(t *testing.T) {
 	url := re.FindStringSubmatch(b.stderr.String())[1]
 	b.stdout.waitForText(t, "default/one", 1)
 
+	wants := []string{
+		`# TYPE kubecache_informer_events_total counter`,
+		`kubecache_informer_events_total{informer="configmaps",type="add"} 1`,
+		`kubecache_informer_store_objects{informer="configmaps"} 1`,
+		`# TYPE kubecache_reflector_list_duration_seconds histogram`,
+		`kubecache_reflector_lists_total{reflector="configmaps",result="ok"} 1`,
+		`kubecache_informer_handler_duration_seconds_count{informer="configmaps",handler="print"} 1`,
+		`kubecache_informer_handler_latency_seconds_bucket{informer="configmaps",handler="print",le="+Inf"} 1`,
+	}
+	// The handler may print the object before the reflector has recorded
+	// the list that delivered it, so scrape until every series is there.
+	var text string
+	complete := func() bool {
+		text = scrapeMetrics(t, url)
+		for _, want := range wants {
+			if !strings.Contains(text, want) {
+				return false
+			}
+		}
+		return true
+	}
+	if !assert.Eventually(t, complete, testTimeout, 10*time.Millisecond) {
+		for _, want := range wants {
+			assert.Contains(t, text, want)
+		}
+	}
+	require.NoError(t, b.stop())
+	_, err := http.Get(url)
+	assert.Error(t, err, "the metrics server stops with the command")
+}
+
+// scrapeMetrics GETs the metrics page and checks its status and type.
+func scrapeMetrics(t *testing.T, url string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -31,21 +67,7 @@ func TestWatchServesMetrics(t *testing.T) {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.NoError(t, err)
-	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Equal(t, "text/plain; version=0.0.4; charset=utf-8", resp.Header.Get("Content-Type"))
-	text := string(body)
-	for _, want := range []string{
-		`# TYPE kubecache_informer_events_total counter`,
-		`kubecache_informer_events_total{informer="configmaps",type="add"} 1`,
-		`kubecache_informer_store_objects{informer="configmaps"} 1`,
-		`# TYPE kubecache_reflector_list_duration_seconds histogram`,
-		`kubecache_reflector_lists_total{reflector="configmaps",result="ok"} 1`,
-		`kubecache_informer_handler_duration_seconds_count{informer="configmaps",handler="print"} 1`,
-		`kubecache_informer_handler_latency_seconds_bucket{informer="configmaps",handler="print",le="+Inf"} 1`,
-	} {
-		assert.Contains(t, text, want)
-	}
-	require.NoError(t, b.stop())
-	_, err = http.Get(url)
-	assert.Error(t, err, "the metrics server stops with the command")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "text/plain; version=0.0.4; charset=utf-8", resp.Header.Get("Content-Type"))
+	return string(body)
 }
