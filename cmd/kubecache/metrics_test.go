@@ -35,20 +35,15 @@ func TestWatchServesMetrics(t *testing.T) {
 	}
 	// The handler may print the object before the reflector has recorded
 	// the list that delivered it, so scrape until every series is there.
-	var text string
-	complete := func() bool {
+	// The polling stays on the test goroutine, where scrapeMetrics's
+	// require calls may stop the test.
+	text := scrapeMetrics(t, url)
+	for deadline := time.Now().Add(testTimeout); !containsAll(text, wants) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
 		text = scrapeMetrics(t, url)
-		for _, want := range wants {
-			if !strings.Contains(text, want) {
-				return false
-			}
-		}
-		return true
 	}
-	if !assert.Eventually(t, complete, testTimeout, 10*time.Millisecond) {
-		for _, want := range wants {
-			assert.Contains(t, text, want)
-		}
+	for _, want := range wants {
+		assert.Contains(t, text, want)
 	}
 	require.NoError(t, b.stop())
 	_, err := http.Get(url)
@@ -70,4 +65,14 @@ func scrapeMetrics(t *testing.T, url string) string {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Equal(t, "text/plain; version=0.0.4; charset=utf-8", resp.Header.Get("Content-Type"))
 	return string(body)
+}
+
+// containsAll reports whether text holds every one of wants.
+func containsAll(text string, wants []string) bool {
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			return false
+		}
+	}
+	return true
 }
