@@ -56,3 +56,27 @@ func TestCRDSchemaNotStructuralInJunctors(t *testing.T) {
 		p + ".properties[spec].items: Required value: because it is defined in " + p + ".anyOf[1].properties[spec].items",
 	}, got)
 }
+
+// TestCRDSchemaInvalidPattern: a pattern Go's regexp cannot compile, on a
+// field or under a junctor, refuses the CRD (the real server compiles
+// patterns with the same package); a valid one is accepted.
+func TestCRDSchemaInvalidPattern(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	crd := func(name, field string) string {
+		return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"` + name + `s.example.net"},"spec":{"group":"example.net","names":{"plural":"` + name + `s","kind":"` + name + `"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":` +
+			`{"type":"object","properties":{"spec":{"type":"object","properties":{"name":` + field + `}}}}}}]}}`
+	}
+	r := c.post(crdPath, crd("bad", `{"type":"string","pattern":"[a-z","anyOf":[{"pattern":"(x"}]}`))
+	require.Equal(t, http.StatusUnprocessableEntity, r.code, "%s", r.body)
+	var got []string
+	for _, cause := range r.status(t).Details.Causes {
+		got = append(got, string(cause.Type)+" "+cause.Field+": "+cause.Message)
+	}
+	const p = "spec.validation.openAPIV3Schema.properties[spec].properties[name]"
+	assert.Equal(t, []string{
+		"FieldValueInvalid " + p + ".anyOf[0].pattern: Invalid value: \"(x\": must be a valid regular expression, but isn't: error parsing regexp: missing closing ): `(x`",
+		"FieldValueInvalid " + p + ".pattern: Invalid value: \"[a-z\": must be a valid regular expression, but isn't: error parsing regexp: missing closing ]: `[a-z`",
+	}, got)
+	r = c.post(crdPath, crd("good", `{"type":"string","pattern":"^[a-z]+$"}`))
+	require.Equal(t, http.StatusCreated, r.code, "%s", r.body)
+}

@@ -20,6 +20,10 @@ const CauseFieldValueTooMany meta.CauseType = "FieldValueTooMany"
 // type (a custom resource's schema validator's words).
 const CauseFieldValueTypeInvalid meta.CauseType = "FieldValueTypeInvalid"
 
+// CauseFieldInternalError is the cause type of a check that could not be
+// made (the real validators' field.InternalError).
+const CauseFieldInternalError meta.CauseType = "InternalError"
+
 // FieldError is one field-level validation failure, formatted as the real
 // server formats field.Error.
 type FieldError struct {
@@ -50,6 +54,8 @@ func (e FieldError) body() string {
 		s = "Too long"
 	case CauseFieldValueTooMany:
 		s = "Too many"
+	case CauseFieldInternalError:
+		s = "Internal error"
 	default:
 		s = string(e.Type)
 	}

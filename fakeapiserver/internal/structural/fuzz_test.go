@@ -29,12 +29,15 @@ func FuzzSchema(f *testing.F) {
 	})
 }
 
-// FuzzProblems feeds the structural checks arbitrary schemas, junctors
-// nested in junctors among them: an answer, never a panic or a hang.
+// FuzzProblems feeds the structural checks and the rules of CRD schemas
+// arbitrary schemas, junctors nested in junctors among them: an answer,
+// never a panic or a hang.
 func FuzzProblems(f *testing.F) {
 	f.Add([]byte(`{"type":"object","anyOf":[{"properties":{"x":{"not":{"allOf":[{"type":"string"}]}}}}],"properties":{"p":{"x-kubernetes-int-or-string":true,"allOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"nullable":true}]}}}`))
 	f.Add([]byte(`{"type":"object","oneOf":[{"items":{"properties":{"metadata":{}}}}],"properties":{"l":{"type":"array","items":{"type":"string","not":{"x-kubernetes-validations":[{"rule":"true"}]}}}}}`))
+	f.Add([]byte(`{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["a","a"],"items":{"type":"object","properties":{"a":{"type":"object"}}}},"s":{"type":"object","x-kubernetes-validations":[{"rule":"true","fieldPath":".m['a\\'b']"}]}}}`))
 	f.Fuzz(func(t *testing.T, schema []byte) {
 		_ = Problems(schema, "s")
+		_ = Rules(schema, "s")
 	})
 }

@@ -68,9 +68,6 @@ func invariants(v *jsonv.Value, lvl level, path string, errs *[]apistatus.FieldE
 		if lvl == rootLevel {
 			add(apistatus.FieldForbidden(path+".additionalProperties", "must not be used at the root"))
 		}
-		if props != nil && len(props.Obj) > 0 {
-			add(apistatus.FieldForbidden(path+".additionalProperties", "additionalProperties and properties are mutual exclusive"))
-		}
 		invariants(additional, fieldLevel, path+".additionalProperties", errs, depth+1)
 	}
 	switch {
@@ -80,6 +77,13 @@ func invariants(v *jsonv.Value, lvl level, path string, errs *[]apistatus.FieldE
 		add(apistatus.FieldInvalid(path+".type", typ, "must be object if x-kubernetes-embedded-resource is true"))
 	case typ == "" && !flag(v, "x-kubernetes-int-or-string") && !flag(v, "x-kubernetes-preserve-unknown-fields"):
 		add(apistatus.FieldRequired(path+".type", [...]string{"must not be empty at the root", "must not be empty for specified array items", "must not be empty for specified object fields"}[lvl]))
+	}
+	if flag(v, "x-kubernetes-int-or-string") {
+		for _, k := range []string{"x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"} {
+			if flag(v, k) {
+				add(apistatus.FieldInvalidRaw(path+"."+k, "true", "must be false if x-kubernetes-int-or-string is true"))
+			}
+		}
 	}
 	if embedded && additional != nil {
 		add(apistatus.FieldForbidden(path+".additionalProperties", "must not be used if x-kubernetes-embedded-resource is set"))

@@ -1,6 +1,7 @@
 package structural
 
 import (
+	"regexp"
 	"strconv"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
@@ -37,6 +38,11 @@ func valueValidation(v *jsonv.Value, skipAnyOf, skipFirstAllOfAnyOf bool, path s
 		}
 	}
 	nested(v.Get("not"), false, path+".not", add, depth+1)
+	if p := v.Get("pattern"); p != nil && p.Kind == jsonv.String && p.Str != "" {
+		if _, err := regexp.Compile(p.Str); err != nil {
+			add(apistatus.FieldInvalid(path+".pattern", p.Str, "must be a valid regular expression, but isn't: "+err.Error()))
+		}
+	}
 }
 
 // nestedForbidden are the keywords a nested schema may not hold, each
