@@ -33,6 +33,12 @@ func (s *Server) Kubeconfig() []byte {
 	return []byte(b.String())
 }
 
+// CAPEM returns the PEM certificate of the CA that signed the serving
+// certificate (after Start, with TLS): what clients trust, and what a
+// controller manager publishes in every namespace as kube-root-ca.crt.
+// Nil without TLS.
+func (s *Server) CAPEM() []byte { return s.auth.CAPEM() }
+
 // WriteKubeconfig writes Kubeconfig to path with mode 0600 whatever was
 // there: a new file in the same directory, renamed over path, so that an
 // existing file's wider mode is not kept and a symbolic link at path is

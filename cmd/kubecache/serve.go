@@ -64,7 +64,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	)
 	fs.stringVar(&listen, "listen", "", defaultListen, "address to listen on; 127.0.0.1:0 picks a free port")
 	fs.stringVar(&kubeconfigOut, "kubeconfig-out", "", "", "write a kubeconfig for the server to this file")
-	fs.boolVar(&useTLS, "tls", "", false, "serve HTTPS with a self-signed CA, written into the kubeconfig")
+	fs.boolVar(&useTLS, "tls", "", false, "serve HTTPS with a self-signed CA, written into the kubeconfig (and, with the serviceaccount controller, published as kube-root-ca.crt)")
 	fs.stringVar(&token, "token", "", "", "require this bearer token (written into the kubeconfig)")
 	fs.Var(&loads, "load", "YAML or JSON manifests (a file or a directory) to create at start; may be repeated")
 	fs.boolVar(&admin, "admin", "", false, "serve the fault-injection endpoint under /kubecache-admin/ (with --token, it takes the same token)")
@@ -129,7 +129,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	con.outf("kubecache serve: fake API server ready at %s (%s)", s.URL(), where)
 	var failed <-chan error
 	if len(names) > 0 || nodes > 0 {
-		mo := controllers.Options{Controllers: names, Nodes: nodes, Logger: opts.Logger}
+		// With TLS, the serviceaccount controller publishes the server's
+		// CA as kube-root-ca.crt, as a real controller manager does.
+		mo := controllers.Options{Controllers: names, Nodes: nodes, Logger: opts.Logger, RootCA: string(s.CAPEM())}
 		if leaderElect {
 			mo.LeaderElection = &election
 		}

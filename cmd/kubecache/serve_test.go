@@ -12,6 +12,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/controllers/api"
+	"github.com/kubecache/kubecache/internal/await"
+	"github.com/kubecache/kubecache/rest"
+	"github.com/kubecache/kubecache/watch"
 )
 
 // readyLine matches serve's one line when ready.
@@ -125,5 +130,28 @@ func TestServeWithKubectl(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "namespace/kube-system")
+	require.NoError(t, b.stop())
+}
+
+// TestServeTLSPublishesRootCA: with TLS and the serviceaccount
+// controller, every namespace gets the kube-root-ca.crt ConfigMap holding
+// the CA the kubeconfig trusts, as a real controller manager publishes
+// the apiserver's CA for pods.
+func TestServeTLSPublishesRootCA(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	b, _ := serveReady(t, "--tls", "--controllers=serviceaccount", "--kubeconfig-out", kc)
+	cfg, err := rest.LoadKubeconfig(rest.KubeconfigOptions{Path: kc})
+	require.NoError(t, err)
+	require.NotEmpty(t, cfg.TLS.CAData, "the kubeconfig holds the CA")
+	client := kubeconfigClient(t, kc)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	w, err := rest.WatchAs[*api.ConfigMap](ctx, client.Get().Namespace("default").Resource("configmaps").Param("fieldSelector", "metadata.name=kube-root-ca.crt"))
+	require.NoError(t, err)
+	defer w.Stop()
+	ev := await.Receive(t, w.ResultChan(), testTimeout)
+	require.NoError(t, ev.Err)
+	assert.Equal(t, watch.Added, ev.Type)
+	assert.Equal(t, map[string]string{"ca.crt": string(cfg.TLS.CAData)}, ev.Object.Data)
 	require.NoError(t, b.stop())
 }
