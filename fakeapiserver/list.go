@@ -105,7 +105,11 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, info request
 		return
 	}
 	if n.Format == request.FormatTable {
-		body, err := s.newTableRenderer(res, info.Version, n).render(page.items, listMetaJSON(page), s.clock.Now(), false)
+		// A Table's metadata carries no shardInfo, as the real server's
+		// does not: its rows are the shard's all the same.
+		unsharded := page
+		unsharded.shard = nil
+		body, err := s.newTableRenderer(res, info.Version, n).render(page.items, listMetaJSON(unsharded), s.clock.Now(), false)
 		if err != nil {
 			request.WriteError(w, r, err)
 			return

@@ -170,3 +170,28 @@ func TestShardedDeleteCollectionDeletesOnlyItsShard(t *testing.T) {
 	assert.NotContains(t, deleted.Metadata, "shardInfo")
 	assert.Empty(t, itemNames(t, decodeList(t, off.get(cms))))
 }
+
+// TestShardedTableListHasNoShardInfo: a sharded list asked for as a Table
+// holds only its shard's rows, and its metadata carries no shardInfo, as
+// the real server's Table does not (kube-apiserver v1.37.2 with the
+// ShardedListAndWatch gate on).
+func TestShardedTableListHasNoShardInfo(t *testing.T) {
+	_, c := newTestServer(t, Options{ShardedListAndWatch: true, NoDefaultObjects: true})
+	c.mustCreate("/api/v1/namespaces", `{"metadata":{"name":"s"}}`)
+	const n = 40
+	for i := range n {
+		c.mustCreate("/api/v1/namespaces/s/configmaps", fmt.Sprintf(`{"metadata":{"name":"cm-%03d"}}`, i))
+	}
+	rows := 0
+	for i := range 4 {
+		r := c.get("/api/v1/namespaces/s/configmaps"+shardQuery(quarter(i)), "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+		table := r.object(t)
+		require.Equal(t, "Table", table["kind"])
+		md := table["metadata"].(map[string]any)
+		assert.NotContains(t, md, "shardInfo")
+		assert.Contains(t, md, "resourceVersion")
+		rows += len(table["rows"].([]any))
+	}
+	assert.Equal(t, n, rows, "the four shards' rows are every object once")
+}
