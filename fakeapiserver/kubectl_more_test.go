@@ -40,10 +40,16 @@ func (k *kubectl) command(ctx context.Context, env []string, args ...string) *ex
 	return cmd
 }
 
+// kubectlTimeout bounds one kubectl command. kubectl create and apply
+// read the server's whole OpenAPI document first; under the race
+// detector on a loaded two-core machine one such call has taken more
+// than 30 s, so the bound is generous: it is there to stop a hang.
+const kubectlTimeout = 2 * time.Minute
+
 // runEnv runs kubectl with extra environment variables and returns its
 // stdout, stderr and error.
 func (k *kubectl) runEnv(env []string, args ...string) (string, string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
 	defer cancel()
 	cmd := k.command(ctx, env, args...)
 	var stdout, stderr strings.Builder
@@ -56,7 +62,7 @@ func (k *kubectl) runEnv(env []string, args ...string) (string, string, error) {
 // it; the test's cleanup stops it and waits for it.
 func (k *kubectl) start(args ...string) *background {
 	k.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
 	cmd := k.command(ctx, nil, args...)
 	b := &background{cancel: cancel, lines: make(chan string, 100), done: make(chan struct{})}
 	cmd.Stderr = &b.stderr
