@@ -204,6 +204,9 @@ func (s *Server) evict(ctx context.Context, ns, name string, opts meta.DeleteOpt
 	pinVersion := false
 	switch {
 	case len(budgets) > 1:
+		// The real handler answers this Status (no reason, no details)
+		// rather than an error, before reading any budget's status and
+		// whether or not it is a dry run.
 		st := &meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: meta.StatusFailure,
 			Message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.", Code: 500}
 		return st, nil

@@ -94,10 +94,13 @@ func (c *Controller) Run(ctx context.Context) error {
 }
 
 // podChanged queues the budgets that select p and, when it carries a
-// DisruptionTarget condition no deletion followed, its stale check.
+// DisruptionTarget condition no deletion followed, its stale check. A
+// pod several budgets select gets the real controller's warning each
+// time it is added, updated or deleted, naming the first budget found
+// (in no particular order, as the real lister returns them).
 func (c *Controller) podChanged(p *api.Pod, exists bool) {
 	budgets := c.budgetsFor(p)
-	if len(budgets) > 1 && exists {
+	if len(budgets) > 1 {
 		c.env.Events.Eventf(kit.Source{Component: component}, podRef(p), api.EventWarning, "MultiplePodDisruptionBudgets",
 			"Pod %q/%q matches multiple PodDisruptionBudgets.  Chose %q arbitrarily.", p.Namespace, p.Name, budgets[0].Name)
 	}

@@ -34,9 +34,12 @@
 // DisruptionTarget condition that no deletion followed: after
 // StalePodDisruptionTimeout the condition is set False.
 //
-// A pod change queues every budget that selects it (the real controller
-// queues the first it finds; where several match, both record the
-// MultiplePodDisruptionBudgets warning on the pod). Events come from the
+// A pod change (add, update or delete) queues every budget that selects
+// it. The real controller queues only the first it finds; where several
+// match, both record the MultiplePodDisruptionBudgets warning on the pod,
+// on its deletion too, naming that first budget ("Pod "ns"/"name"
+// matches multiple PodDisruptionBudgets.  Chose "b" arbitrarily."). The
+// eviction handler refuses to evict such a pod. Events come from the
 // component "controllermanager", as the real controller's do.
 //
 // # Files
