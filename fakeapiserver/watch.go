@@ -187,7 +187,7 @@ func (s *Server) startWatch(ctx context.Context, wr watchRequest, sink eventSink
 	reg, err = s.store.Register(table, start, s.opts.WatchQueueLength, info)
 	switch {
 	case errors.Is(err, storage.ErrCompacted):
-		msg := fmt.Sprintf("too old resource version: %d (%d)", rv, s.store.CompactedRV())
+		msg := fmt.Sprintf("too old resource version: %d (%d)", rv, s.store.OldestWatchRV(table))
 		if wr.res.NoWatchCache {
 			msg = "The resourceVersion for the provided watch is too old."
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
@@ -199,9 +200,11 @@ func checkRules(spec *CRDSpec) []apistatus.FieldError {
 		if shared {
 			path = "spec.validation.openAPIV3Schema"
 		}
-		// A schema that is not structural is refused before any rule
-		// is compiled.
-		if bad := structural.Problems(v.Schema.OpenAPIV3Schema, path); len(bad) > 0 {
+		// A schema that is not structural, or that breaks a rule of CRD
+		// schemas, is refused before any rule is compiled.
+		bad := append(structural.Problems(v.Schema.OpenAPIV3Schema, path), structural.Rules(v.Schema.OpenAPIV3Schema, path)...)
+		slices.SortStableFunc(bad, func(a, b apistatus.FieldError) int { return strings.Compare(a.Field, b.Field) })
+		if len(bad) > 0 {
 			errs = append(errs, bad...)
 		} else if st, err := structural.Parse(v.Schema.OpenAPIV3Schema); err == nil {
 			_, bad := cel.Compile(st, path)
@@ -247,9 +250,31 @@ func (s *Controllers) crdAfter(ctx context.Context, typ watch.EventType, prev, o
 	for _, r := range resources {
 		s.registry.Add(r)
 	}
-	if typ == watch.Modified && len(resources) > 0 {
+	if typ == watch.Modified && len(resources) > 0 && specChanged(prev, obj) {
+		// The real server rebuilds the resource's storage: objects read
+		// with the new schema at every resourceVersion, open watches
+		// ended, and a watch from before the change refused as too old.
 		s.reapplySchema(resources)
+		s.store.ResetWatches(resources[0].StorageKey(), obj.RV)
 	}
+}
+
+// specChanged reports whether a CRD's spec differs between prev and obj
+// (a change to its metadata or status alone leaves the storage be).
+func specChanged(prev, obj *storage.Object) bool {
+	if prev == nil {
+		return true
+	}
+	a, errA := storage.RestOf(prev)
+	b, errB := storage.RestOf(obj)
+	if errA != nil || errB != nil {
+		return true
+	}
+	sa, sb := storage.FindMember(a, "spec"), storage.FindMember(b, "spec")
+	if sa == nil || sb == nil {
+		return sa != sb
+	}
+	return !jsonv.Equal(*sa, *sb)
 }
 
 // reapplySchema prunes and defaults the stored objects of a changed CRD

@@ -29,6 +29,9 @@ const (
 	StopCutMidFrame
 	// StopServerClosing: the server is closing or restarting.
 	StopServerClosing
+	// StopStorageReset: the resource's storage was rebuilt (its CRD's
+	// spec changed).
+	StopStorageReset
 )
 
 // String describes the reason for logs.
@@ -44,6 +47,8 @@ func (r StopReason) String() string {
 		return "cut mid-frame by fault injection"
 	case StopServerClosing:
 		return "server closing"
+	case StopStorageReset:
+		return "storage reset"
 	}
 	return "none"
 }
@@ -196,7 +201,7 @@ func (s *Store) Register(table string, start WatchStart, queueLen int, info Watc
 		reg.Snapshot = s.tableLocked(table).cur
 		reg.SnapshotRV = s.rv
 	} else {
-		if start.From < s.compacted {
+		if start.From < s.compacted || start.From < s.watchFloor[table] {
 			return Registration{}, ErrCompacted
 		}
 		i := sort.Search(len(s.log), func(i int) bool { return s.log[i].RV > start.From })

@@ -85,6 +85,9 @@ type Store struct {
 	// dropped marks the tables of deleted CRDs until they are recreated:
 	// a watch that looked the resource up just before is refused.
 	dropped map[string]bool
+	// watchFloor is, per table whose storage was reset, the oldest
+	// resourceVersion a watch may start from (ResetWatches).
+	watchFloor map[string]int64
 	// closed makes every later watch registration fail.
 	closed bool
 }
@@ -101,6 +104,7 @@ func New(now func() time.Time, historyLimit int) *Store {
 		tick:         make(chan struct{}),
 		wchanged:     make(chan struct{}),
 		dropped:      map[string]bool{},
+		watchFloor:   map[string]int64{},
 	}
 }
 
