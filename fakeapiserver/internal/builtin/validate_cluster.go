@@ -1,8 +1,10 @@
 package builtin
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 	"github.com/kubecache/kubecache/meta"
@@ -52,10 +54,14 @@ func validateNode(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	}
 	if len(cidrs) > 1 {
 		families := map[int]bool{}
-		for _, c := range cidrs {
+		for i, c := range cidrs {
 			f := cidrFamily(c)
 			if f == 0 {
-				v.add(FieldError{Type: meta.CauseType("InternalError"), Field: "spec.podCIDRs", Detail: "invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR address: " + c})
+				// The real server parses them in turn and stops at the
+				// first bad one, naming its index and the nil network
+				// the parse left.
+				detail := fmt.Sprintf("invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[%d]: <nil> (invalid CIDR address: %s)", i, c)
+				v.add(FieldError{Type: apistatus.CauseFieldInternalError, Field: "spec.podCIDRs", Detail: detail})
 				break
 			}
 			families[f] = true

@@ -47,13 +47,14 @@ func sameMap(a, b *jsonv.Value, key string) bool {
 }
 
 // provisioner checks a driver's name: required, and a qualified name in
-// lower case.
+// lower case. The real server shows the lowered name in its errors.
 func (v *validator) provisioner(field, name string) {
 	if name == "" {
 		v.required(field, "")
 		return
 	}
-	v.problems(field, name, qualifiedNameProblems(strings.ToLower(name)))
+	lower := strings.ToLower(name)
+	v.problems(field, lower, qualifiedNameProblems(lower))
 }
 
 // classParameters checks a class's parameters: how many and how large,
