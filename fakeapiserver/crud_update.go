@@ -243,7 +243,9 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 func (s *Server) prepareMainUpdate(ctx context.Context, res *registry.Resource, cur *storage.Object, m *meta.ObjectMeta, newRest, oldRest []jsonv.Member, subresource, manager, apiVersion string, dryRun bool) (rest []jsonv.Member, decoded []byte, err error) {
 	old := cur.Meta
 	rest = newRest
-	if res.HasStatus() {
+	// An update keeps the stored status; a pod's binding, which bypasses
+	// the pod's update rules, sets its PodScheduled condition too.
+	if res.HasStatus() && subresource != "binding" {
 		rest = storage.ReplaceMember(newRest, "status", storage.FindMember(oldRest, "status"))
 	}
 	if m.UID == "" {

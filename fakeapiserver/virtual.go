@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"time"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/auth"
@@ -122,7 +124,8 @@ func (s *Server) virtualStatus(ctx context.Context, res *registry.Resource, info
 }
 
 // bindPod sets spec.nodeName of the named pod, as the scheduler's Binding
-// does; a pod already bound is a 409.
+// does, with the PodScheduled=True condition and no nominated node; a pod
+// already bound is a 409.
 func (s *Server) bindPod(ctx context.Context, ns string, in *request.Incoming) error {
 	pods := s.registry.Lookup("", "v1", "pods")
 	target := storage.FindMember(in.Rest, "target")
@@ -148,6 +151,12 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *request.Incoming) e
 		}
 		spec.Set("nodeName", jsonv.NewString(node))
 		rest = storage.ReplaceMember(rest, "spec", &spec)
+		status := jsonv.NewObject()
+		if st := storage.FindMember(rest, "status"); st != nil && st.Kind == jsonv.Object {
+			status = st.Clone()
+		}
+		markScheduled(&status, s.clock.Now())
+		rest = storage.ReplaceMember(rest, "status", &status)
 		// The real server binds without the field manager: the pod's
 		// managedFields stay as they were, and the pod update rules do
 		// not apply.
@@ -155,7 +164,16 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *request.Incoming) e
 		if managed == nil {
 			managed = meta.ManagedFields{}
 		}
-		next, err := s.prepareUpdateManaged(ctx, pods, cur, cur.Meta, rest, "binding", "kube-scheduler", cur.APIVersion, managed, false)
+		// The Binding's annotations are copied onto the pod.
+		m := cur.Meta
+		if len(in.Meta.Annotations) > 0 {
+			m = storage.CloneMeta(cur.Meta)
+			if m.Annotations == nil {
+				m.Annotations = map[string]string{}
+			}
+			maps.Copy(m.Annotations, in.Meta.Annotations)
+		}
+		next, err := s.prepareUpdateManaged(ctx, pods, cur, m, rest, "binding", "kube-scheduler", cur.APIVersion, managed, false)
 		if err != nil || next == nil {
 			return err
 		}
@@ -164,4 +182,36 @@ func (s *Server) bindPod(ctx context.Context, ns string, in *request.Incoming) e
 		}
 	}
 	return apistatus.Conflict(pods.GR(), in.Meta.Name, apistatus.MsgModified)
+}
+
+// markScheduled sets a pod status's PodScheduled condition to True, as
+// the real binding does: the condition replaced by one with only type,
+// status and a transition time (kept when it was True already), and the
+// nominated node cleared.
+func markScheduled(status *jsonv.Value, now time.Time) {
+	status.Delete("nominatedNodeName")
+	cond := jsonv.NewObject()
+	cond.Set("type", jsonv.NewString("PodScheduled"))
+	cond.Set("status", jsonv.NewString("True"))
+	cond.Set("lastProbeTime", jsonv.Value{Kind: jsonv.Null})
+	cond.Set("lastTransitionTime", jsonv.NewString(now.UTC().Format(time.RFC3339)))
+	conds := status.Get("conditions")
+	if conds == nil || conds.Kind != jsonv.Array {
+		status.Set("conditions", jsonv.Value{Kind: jsonv.Array, Arr: []jsonv.Value{cond}})
+		return
+	}
+	for i := range conds.Arr {
+		old := &conds.Arr[i]
+		if t := old.Get("type"); t == nil || t.Str != "PodScheduled" {
+			continue
+		}
+		if st := old.Get("status"); st != nil && st.Str == "True" {
+			if lt := old.Get("lastTransitionTime"); lt != nil {
+				cond.Set("lastTransitionTime", *lt)
+			}
+		}
+		conds.Arr[i] = cond
+		return
+	}
+	conds.Arr = append(conds.Arr, cond)
 }

@@ -78,22 +78,33 @@ func nonZeroRequests(p *api.Pod) (cpu, mem int64) {
 	return cpu, mem
 }
 
-// fits returns why p cannot run on n, or nil if it can. Like the real
-// filters, the first failing check decides; the resource check reports
-// every resource that is short.
-func fits(p *api.Pod, req map[string]int64, n *nodeInfo) []string {
+// misfit is why a pod cannot run on a node: the filter's reasons, and
+// whether preempting pods could not help (the node refuses the pod
+// whatever runs on it).
+type misfit struct {
+	reasons      []string
+	unresolvable bool
+}
+
+// fits returns why p cannot run on n, or a misfit with no reasons if it
+// can. Like the real filters, the first failing check decides; the
+// resource check reports every resource that is short, and the shortage
+// is past preemption's help when the pod asks for more than the node
+// has in all.
+func fits(p *api.Pod, req map[string]int64, n *nodeInfo) misfit {
 	if n.node.Spec.Unschedulable && !api.Tolerates(p.Spec.Tolerations, api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintNoSchedule}) {
-		return []string{reasonUnschedulable}
+		return misfit{[]string{reasonUnschedulable}, true}
 	}
 	for _, t := range n.node.Spec.Taints {
 		if (t.Effect == api.TaintNoSchedule || t.Effect == api.TaintNoExecute) && !api.Tolerates(p.Spec.Tolerations, t) {
-			return []string{reasonTaint}
+			return misfit{[]string{reasonTaint}, true}
 		}
 	}
 	if !api.MatchesNodeSelector(&p.Spec, n.node) {
-		return []string{reasonAffinity}
+		return misfit{[]string{reasonAffinity}, true}
 	}
 	var short []string
+	unresolvable := false
 	if max, _ := n.node.Status.Allocatable.Milli("pods"); n.node.Status.Allocatable["pods"] != "" && int64(n.pods+1)*1000 > max {
 		short = append(short, reasonTooManyPods)
 	}
@@ -110,7 +121,8 @@ func fits(p *api.Pod, req map[string]int64, n *nodeInfo) []string {
 		alloc, _ := n.node.Status.Allocatable.Milli(name)
 		if alloc-n.requested[name] < want {
 			short = append(short, "Insufficient "+name)
+			unresolvable = unresolvable || want > alloc
 		}
 	}
-	return short
+	return misfit{short, unresolvable}
 }

@@ -16,21 +16,21 @@ const (
 // "0/N nodes are available: <count> <reason>, …. preemption: 0/N nodes
 // are available: <count> <reason>." Reasons are counted over nodes and
 // sorted as strings.
-func fitError(total int, reasons map[string][]string) string {
+// A node preemption could not help (untolerated, unselected, or short of
+// more than it has) counts as "Preemption is not helpful"; one where
+// evicting pods might make room, with no pods of lower priority to
+// evict, as "No preemption victims".
+func fitError(total int, misfits map[string]misfit) string {
 	filter := map[string]int{}
 	post := map[string]int{}
-	for _, rs := range reasons {
-		resolvable := true
-		for _, r := range rs {
+	for _, m := range misfits {
+		for _, r := range m.reasons {
 			filter[r]++
-			if r == reasonUnschedulable || r == reasonTaint || r == reasonAffinity {
-				resolvable = false
-			}
 		}
-		if resolvable {
-			post[noVictims]++
-		} else {
+		if m.unresolvable {
 			post[preemptionNotHelpful]++
+		} else {
+			post[noVictims]++
 		}
 	}
 	if total == 0 {

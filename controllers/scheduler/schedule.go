@@ -28,12 +28,12 @@ func (s *Scheduler) schedule(ctx context.Context, key string) error {
 
 	infos := s.nodeInfos()
 	req := s.usage.costOfKey(key, pod).requests
-	reasons := map[string][]string{}
+	misfits := map[string]misfit{}
 	var best *nodeInfo
 	bestScore := -1
 	for _, n := range infos {
-		if why := fits(pod, req, n); len(why) > 0 {
-			reasons[n.node.Name] = why
+		if m := fits(pod, req, n); len(m.reasons) > 0 {
+			misfits[n.node.Name] = m
 			continue
 		}
 		if sc := s.score(pod, n); sc > bestScore || (sc == bestScore && n.node.Name < best.node.Name) {
@@ -41,7 +41,7 @@ func (s *Scheduler) schedule(ctx context.Context, key string) error {
 		}
 	}
 	if best == nil {
-		return s.unschedulableNow(ctx, key, pod, fitError(len(infos), reasons))
+		return s.unschedulableNow(ctx, key, pod, fitError(len(infos), misfits))
 	}
 	return s.bind(ctx, key, pod, best.node.Name)
 }

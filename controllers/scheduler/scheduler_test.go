@@ -82,7 +82,7 @@ func TestSchedulerReportsUnschedulable(t *testing.T) {
 	ctx := context.Background()
 	big := pod("big", map[string]any{"containers": []map[string]any{{"name": "c", "image": "nginx", "resources": map[string]any{"requests": map[string]string{"cpu": "6"}}}}})
 	require.NoError(t, kit.Create(ctx, c.Client, pods, big, nil))
-	want := "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+	want := "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
 	p := awaitPod(t, c, "big", "PodScheduled=False", func(p *api.Pod) bool {
 		cond := p.Status.Condition(api.PodScheduled)
 		return cond != nil && cond.Status == api.ConditionFalse
