@@ -18,7 +18,9 @@ import (
 // with source.component and reportingComponent set to the component, and
 // a repeat of the same event (same object, type, reason and message)
 // counted on the first one (count and lastTimestamp) instead of written
-// again. Events are sent by Run, in order, so recording never blocks a
+// again; an object's tenth similar event (same reason, another
+// message) within ten minutes is written as one combined Event, as the
+// real recorder's aggregator does. Events are sent by Run, in order, so recording never blocks a
 // controller; when the buffer is full an event is dropped, as the real
 // recorder drops them.
 type Recorder struct {
@@ -33,6 +35,9 @@ type Recorder struct {
 	// by its aggregation key.
 	mu   sync.Mutex
 	seen map[string]*seenEvent
+	// similar is, under mu, the aggregation of similar events by their
+	// aggregation key (aggregate.go).
+	similar map[string]*similarEvents
 }
 
 type seenEvent struct {
@@ -51,7 +56,8 @@ func NewRecorder(client *rest.Client, clk clock.Clock, log *slog.Logger) *Record
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Recorder{client: client, clock: clk, log: log, queue: make(chan *api.Event, recorderBuffer), seen: map[string]*seenEvent{}}
+	return &Recorder{client: client, clock: clk, log: log, queue: make(chan *api.Event, recorderBuffer),
+		seen: map[string]*seenEvent{}, similar: map[string]*similarEvents{}}
 }
 
 // Source names who records: the component ("deployment-controller",
@@ -130,17 +136,20 @@ func (r *Recorder) Run(ctx context.Context) error {
 	}
 }
 
-// write creates ev, or counts it on an earlier copy of itself.
+// write creates ev, or counts it on an earlier copy of itself; past ten
+// similar messages, the combined event stands for it (aggregate).
 func (r *Recorder) write(ctx context.Context, ev *api.Event) error {
 	key := ev.InvolvedObject.UID + "\x00" + ev.InvolvedObject.Name + "\x00" + ev.Type + "\x00" + ev.Reason + "\x00" + ev.Message + "\x00" + ev.Source.Component + "\x00" + ev.Source.Host
 	r.mu.Lock()
+	ev, key = r.aggregate(ev, key, r.clock.Now())
 	prev := r.seen[key]
 	if prev != nil {
 		prev.count++
 	}
 	r.mu.Unlock()
 	if prev != nil {
-		patch := map[string]any{"count": prev.count, "lastTimestamp": ev.LastTimestamp}
+		// The message too: a combined event takes the latest one's.
+		patch := map[string]any{"count": prev.count, "lastTimestamp": ev.LastTimestamp, "message": ev.Message}
 		err := MergePatch(ctx, r.client, Target{Resource: "events", Namespace: prev.namespace, Name: prev.name}, "", patch, nil)
 		if err == nil || !rest.IsNotFound(err) {
 			return err
