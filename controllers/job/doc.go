@@ -6,7 +6,8 @@
 //
 //   - more failures than backoffLimit (default 6): the Job gets
 //     FailureTarget (reason BackoffLimitExceeded), its active pods are
-//     deleted, and once none is left it gets Failed;
+//     deleted, and once none is left it gets Failed, in a later status
+//     write than FailureTarget, as the real controller writes them;
 //   - enough successes (completions, or, without completions, one
 //     success and no pod still running; for an Indexed Job, every index
 //     succeeded): SuccessCriteriaMet (reason CompletionsReached), then

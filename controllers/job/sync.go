@@ -83,19 +83,23 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		st.CompletedIndexes = formatIndexes(succeededIndexes(pc.succeeded))
 	}
 
+	// The final condition (Failed, Complete) comes in a later write than
+	// the interim one (FailureTarget, SuccessCriteriaMet), once the
+	// stored status holds it, as with the real controller, which first
+	// records the interim condition and the pods it counted.
 	var manageErr error
 	switch {
 	case st.Condition(api.JobFailureTarget) != nil || st.Failed > backoffLimit(j):
 		setCondition(&st, api.JobFailureTarget, reasonBackoffLimit, msgBackoffLimit, now)
 		manageErr = c.deletePods(ctx, j, pc.active)
-		if len(pc.active) == 0 && terminating == 0 {
+		if len(pc.active) == 0 && terminating == 0 && j.Status.Condition(api.JobFailureTarget) != nil {
 			setCondition(&st, api.JobFailed, reasonBackoffLimit, msgBackoffLimit, now)
 			c.event(j, api.EventWarning, reasonBackoffLimit, "%s", msgBackoffLimit)
 		}
 	case st.Condition(api.JobSuccessCriteriaMet) != nil || succeededEnough(j, pc):
 		setCondition(&st, api.JobSuccessCriteriaMet, reasonCompletionsReached, msgCompletionsReached, now)
 		manageErr = c.deletePods(ctx, j, pc.active)
-		if len(pc.active) == 0 && terminating == 0 {
+		if len(pc.active) == 0 && terminating == 0 && j.Status.Condition(api.JobSuccessCriteriaMet) != nil {
 			setCondition(&st, api.JobComplete, reasonCompletionsReached, msgCompletionsReached, now)
 			t := meta.NewTime(now)
 			st.CompletionTime = &t
