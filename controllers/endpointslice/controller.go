@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kubecache/kubecache/cache"
 	"github.com/kubecache/kubecache/controllers/api"
@@ -32,11 +33,18 @@ type Controller struct {
 	services *informer.Informer[*api.Service]
 	slices   *informer.Informer[*api.EndpointSlice]
 	pods     *informer.Informer[*api.Pod]
+
+	// mu guards created: per Service key, the name of the slice this
+	// controller created that its informer has not shown yet, so that a
+	// sync in between reads it from the server instead of creating a
+	// second one.
+	mu      sync.Mutex
+	created map[string]string
 }
 
 // New builds the controller on env's shared informers.
 func New(env kit.Env) (*Controller, error) {
-	c := &Controller{}
+	c := &Controller{created: map[string]string{}}
 	w := kit.Begin(env, Name, c.sync)
 	c.env, c.loop = w.Env(), w.Loop()
 	c.services = kit.Inform[*api.Service](w, "services")
@@ -85,6 +93,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	svc, err := c.services.Lister().Namespace(ns).Get(name)
 	if err != nil || len(svc.Spec.Selector) == 0 || svc.DeletionTimestamp != nil {
+		c.mu.Lock()
+		delete(c.created, key)
+		c.mu.Unlock()
 		return nil
 	}
 	var pods []*api.Pod
@@ -104,7 +115,24 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	t := kit.Target{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Namespace: ns}
 	if len(mine) == 0 {
-		return kit.Create(ctx, c.env.Client, t, want, nil)
+		mine, err = c.unseen(ctx, key, t)
+		if err != nil {
+			return err
+		}
+	} else {
+		c.mu.Lock()
+		delete(c.created, key)
+		c.mu.Unlock()
+	}
+	if len(mine) == 0 {
+		var made api.EndpointSlice
+		if err := kit.Create(ctx, c.env.Client, t, want, &made); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.created[key] = made.Name
+		c.mu.Unlock()
+		return nil
 	}
 	slices.SortFunc(mine, func(a, b *api.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
 	cur := mine[0]
@@ -123,6 +151,30 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	next.ManagedFields = nil
 	t.Name = cur.Name
 	return c.env.Client.Put().Group("discovery.k8s.io").Version("v1").Namespace(ns).Resource("endpointslices").Name(cur.Name).Body(&next).Do(ctx).Error()
+}
+
+// unseen returns the slice this controller created for the Service key
+// that its informer does not show yet, read from the server; none when it
+// created none or the slice is gone.
+func (c *Controller) unseen(ctx context.Context, key string, t kit.Target) ([]*api.EndpointSlice, error) {
+	c.mu.Lock()
+	name := c.created[key]
+	c.mu.Unlock()
+	if name == "" {
+		return nil, nil
+	}
+	var got api.EndpointSlice
+	err := c.env.Client.Get().Group(t.Group).Version(t.Version).Namespace(t.Namespace).Resource(t.Resource).Name(name).Do(ctx).Into(&got)
+	switch {
+	case rest.IsNotFound(err):
+		c.mu.Lock()
+		delete(c.created, key)
+		c.mu.Unlock()
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return []*api.EndpointSlice{&got}, nil
 }
 
 // desired is the EndpointSlice svc should have for pods.
@@ -150,6 +202,12 @@ func desired(svc *api.Service, pods []*api.Pod) *api.EndpointSlice {
 			NodeName:   p.Spec.NodeName,
 			TargetRef:  &api.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID},
 		})
+	}
+	if len(pods) == 0 {
+		// With no endpoints the slice is a placeholder without ports, as
+		// the real controller's is: ports come from the pods.
+		es.Ports = nil
+		return es
 	}
 	for _, sp := range svc.Spec.Ports {
 		name, proto := sp.Name, sp.Protocol
