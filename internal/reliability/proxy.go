@@ -336,7 +336,17 @@ func isWatch(r *http.Request) bool {
 }
 
 func (p *FaultProxy) serve(w http.ResponseWriter, r *http.Request) {
+	// A request is counted under the lock Close takes before it waits,
+	// so that none is added while Close waits: one that arrives once the
+	// proxy is closed is refused.
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		http.Error(w, "fault proxy closed", http.StatusServiceUnavailable)
+		return
+	}
 	p.handlers.Add(1)
+	p.mu.Unlock()
 	defer p.handlers.Done()
 	kind := "other"
 	switch {
