@@ -203,6 +203,9 @@ func checkRules(spec *CRDSpec) []apistatus.FieldError {
 		// A schema that is not structural, or that breaks a rule of CRD
 		// schemas, is refused before any rule is compiled.
 		bad := append(structural.Problems(v.Schema.OpenAPIV3Schema, path), structural.Rules(v.Schema.OpenAPIV3Schema, path)...)
+		if statusEnabled(spec, i, shared) {
+			bad = append(bad, structural.StatusRootRules(v.Schema.OpenAPIV3Schema, path)...)
+		}
 		slices.SortStableFunc(bad, func(a, b apistatus.FieldError) int { return strings.Compare(a.Field, b.Field) })
 		if len(bad) > 0 {
 			errs = append(errs, bad...)
@@ -215,6 +218,18 @@ func checkRules(spec *CRDSpec) []apistatus.FieldError {
 		}
 	}
 	return errs
+}
+
+// statusEnabled reports whether the schema of version i is held to the
+// rules of a root with the status subresource on: its version has the
+// subresource, or, for a schema every version shares, any version has.
+func statusEnabled(spec *CRDSpec, i int, shared bool) bool {
+	for j, v := range spec.Versions {
+		if (shared || j == i) && v.Subresources != nil && v.Subresources.Status != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func containsString(xs []string, x string) bool {

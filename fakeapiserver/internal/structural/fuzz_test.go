@@ -39,5 +39,6 @@ func FuzzProblems(f *testing.F) {
 	f.Fuzz(func(t *testing.T, schema []byte) {
 		_ = Problems(schema, "s")
 		_ = Rules(schema, "s")
+		_ = StatusRootRules(schema, "s")
 	})
 }
