@@ -31,23 +31,23 @@ type rootKeyword struct {
 type keywordKind int
 
 const (
-	kwString      keywordKind = iota // string: unset when empty
-	kwStringPtr                      // *string
-	kwBool                           // bool: unset when false
-	kwBoolPtr                        // *bool
-	kwFloatPtr                       // *float64
-	kwIntPtr                         // *int64
-	kwJSONPtr                        // *JSON: any value
-	kwJSONList                       // []JSON
-	kwStrings                        // []string
-	kwItems                          // *JSONSchemaPropsOrArray
-	kwSchemas                        // []JSONSchemaProps
-	kwSchemaPtr                      // *JSONSchemaProps
-	kwSchemaMap                      // map[string]JSONSchemaProps
-	kwSchemaOrBool                   // *JSONSchemaPropsOrBool
-	kwDependencies                   // map[string]JSONSchemaPropsOrStringArray
-	kwExternalDocs                   // *ExternalDocumentation
-	kwRules                          // ValidationRules
+	kwString       keywordKind = iota // string: unset when empty
+	kwStringPtr                       // *string
+	kwBool                            // bool: unset when false
+	kwBoolPtr                         // *bool
+	kwFloatPtr                        // *float64
+	kwIntPtr                          // *int64
+	kwJSONPtr                         // *JSON: any value
+	kwJSONList                        // []JSON
+	kwStrings                         // []string
+	kwItems                           // *JSONSchemaPropsOrArray
+	kwSchemas                         // []JSONSchemaProps
+	kwSchemaPtr                       // *JSONSchemaProps
+	kwSchemaMap                       // map[string]JSONSchemaProps
+	kwSchemaOrBool                    // *JSONSchemaPropsOrBool
+	kwDependencies                    // map[string]JSONSchemaPropsOrStringArray
+	kwExternalDocs                    // *ExternalDocumentation
+	kwRules                           // ValidationRules
 )
 
 // internalKeywords are the internal schema type's fields, in order.
