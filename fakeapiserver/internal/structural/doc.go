@@ -10,6 +10,11 @@
 //     real server's words; invariants_nested.go: what allOf, anyOf,
 //     oneOf and not may hold, and the fields they name the root must
 //     specify.
+//   - rules.go: Rules, what every CRD schema keeps besides being
+//     structural (supported keywords and types, patterns, list and map
+//     types, the form of x-kubernetes-validations); status_root.go:
+//     StatusRootRules, the root's keywords with the status subresource
+//     on.
 //   - default.go: Default, the defaults of absent fields, applied
 //     top-down so a defaulted object gets its own fields' defaults.
 //   - validate.go: Validate, the keyword checks (required, enum, bounds,
