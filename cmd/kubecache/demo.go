@@ -207,13 +207,23 @@ func injectFaults(ctx context.Context, s *fakeapiserver.Server, w *workload, con
 			s.CutWatches(match, fakeapiserver.CutAbort)
 			continue
 		}
-		// Cut first, so no bookmark can move the reflector past the
-		// compaction; then move the server on and forget its history.
 		con.outf("%scut the watch, write elsewhere and compact the history: resuming from the old rv will get 410 Gone", tl.prefix("fault"))
-		s.CutWatches(match, fakeapiserver.CutAbort)
-		if err := w.tick(ctx); err != nil {
+		if err := compactFault(ctx, s, match, w); err != nil {
 			con.errf("%s%v", tl.prefix("fault"), err)
 		}
-		s.CompactNow()
 	}
+}
+
+// compactFault cuts the watches m matches, writes elsewhere and forgets
+// the history, so that resuming from the resourceVersion a watch had
+// reached is a 410. It cuts first, so that no bookmark can move a watch
+// past the compaction, and again after it: a watch that was being
+// opened during the first cut, from the old resourceVersion, would
+// otherwise go on as if nothing had happened.
+func compactFault(ctx context.Context, s *fakeapiserver.Server, m fakeapiserver.Match, w *workload) error {
+	s.CutWatches(m, fakeapiserver.CutAbort)
+	err := w.tick(ctx)
+	s.CompactNow()
+	s.CutWatches(m, fakeapiserver.CutAbort)
+	return err
 }

@@ -87,10 +87,7 @@ func demoControls(s *fakeapiserver.Server, w *workload, con *console, tl timelin
 			{ID: "compact", Label: "Compact (410)", Help: "cut the watch and forget the history: the resume rv is too old, relist",
 				Do: func(ctx context.Context) error {
 					say("cut the watch, write elsewhere and compact the history")
-					s.CutWatches(match, fakeapiserver.CutAbort)
-					err := w.tick(ctx)
-					s.CompactNow()
-					return err
+					return compactFault(ctx, s, match, w)
 				}},
 			{ID: "throttle", Label: "429 Too Many Requests", Help: "cut the watch and answer the next two watch requests 429 with Retry-After: 1",
 				Do: func(context.Context) error {
