@@ -28,7 +28,12 @@
 // PrepareUpdate: Secret stringData, Job selectors, finalizers, Node taint),
 // registry_pod.go (a new Pod's status, QoS class, tolerations,
 // priority and the label keys merged into its affinity and spread
-// selectors), service_alloc.go (cluster IPs and node ports), quantity.go
+// selectors), service_alloc.go (cluster IPs and node ports),
+// service_families.go (what the Service registry settles before it
+// allocates: clusterIP and clusterIPs in step, IP families and policy),
+// service_ips.go (the rules tying a Service's cluster IPs, families and
+// policy together, on create and update), service_type.go (the fields an
+// update to another Service type drops), quantity.go
 // (resource quantities as numbers), quantity_canonical.go (quantities in
 // the canonical form the real server serves, applied by Complete), fielderror.go (FieldError, a 422's
 // cause, and Message), validate.go (Validate, the kind table and the
@@ -40,7 +45,8 @@
 // (flow schemas, priority levels), validate_resource.go (device classes,
 // claims, claim templates, resource slices, device taint rules),
 // validate_device.go (a resource slice's devices),
-// validate_network.go (service CIDRs, IP addresses, ingress classes)
+// validate_network.go (service CIDRs, IP addresses, ingress classes),
+// validate_topology.go (a StorageClass's allowed topologies)
 // (each kind's rules), resource_requirements.go (a container's resource
 // names, quantities, requests and limits), ipaddr.go (IP addresses and
 // CIDRs as the strict validators read them),

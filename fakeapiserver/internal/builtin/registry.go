@@ -145,6 +145,10 @@ func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
 				spec.Set("finalizers", f.Clone())
 			}
 		}
+	case "/Service":
+		if spec, oldSpec := present(obj, "spec"), present(old, "spec"); spec != nil && oldSpec != nil {
+			dropTypeDependentFields(spec, oldSpec)
+		}
 	case "/Node":
 		if unset(sub(old, "spec"), "configSource") {
 			sub(obj, "spec").Delete("configSource")

@@ -51,13 +51,19 @@ func (a *ServiceAllocator) FirstIP() string { return a.cidr.Addr().Next().String
 
 // Allocate fills a new Service's cluster IPs, IP families and node ports
 // (spec is its spec, already defaulted) and reserves them for key
-// ("namespace/name"). A dry run reports the same errors and fills the
+// ("namespace/name"), as the real registry does before validation: first
+// clusterIPs is filled from clusterIP and the families are settled
+// (initFamilies, whose errors come alone). A dry run reports the same errors and fills the
 // placeholders the real server shows (the range's network address, ports
 // past the range) without reserving anything. On error nothing is
 // reserved.
 func (a *ServiceAllocator) Allocate(key string, spec *jsonv.Value, dryRun bool) []FieldError {
 	if spec == nil {
 		return nil
+	}
+	normalizeClusterIPs(spec, nil)
+	if errs := a.initFamilies(spec, nil); len(errs) > 0 {
+		return errs
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -71,25 +77,29 @@ func (a *ServiceAllocator) Allocate(key string, spec *jsonv.Value, dryRun bool) 
 	return errs
 }
 
-// Update carries a Service's allocations over an update: the cluster IPs,
-// families and node ports of old (its stored spec) fill what spec leaves
-// out, node ports are reserved or picked for what spec now needs, and
-// what it no longer uses is released. An ExternalName Service holds
-// nothing.
+// Update carries a Service's allocations over an update, as the
+// registry does before validation: the cluster IPs of old (its stored
+// spec) fill what spec leaves out, the families are settled (the same
+// errors as Allocate's), a Service that was ExternalName gets cluster
+// IPs, one that stays with cluster IPs keeps its stored ones reserved
+// (validation refuses a change), node ports are reserved or picked for
+// what spec now needs, and what it no longer uses is released. An
+// ExternalName Service holds nothing.
 func (a *ServiceAllocator) Update(key string, spec, old *jsonv.Value, dryRun bool) []FieldError {
 	if spec == nil {
 		return nil
 	}
-	typ := str(spec, "type")
-	if old != nil && typ != "ExternalName" {
-		for _, k := range []string{"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"} {
-			if empty(spec, k) && !empty(old, k) {
-				spec.Set(k, old.Get(k).Clone())
-			}
-		}
-		if typ == "NodePort" || typ == "LoadBalancer" {
-			carryNodePorts(spec, old)
-		}
+	if old == nil {
+		old = &jsonv.Value{Kind: jsonv.Object}
+	}
+	typ, oldTyp := str(spec, "type"), str(old, "type")
+	patchAllocatedIPs(spec, old)
+	if (typ == "NodePort" || typ == "LoadBalancer") && (oldTyp == "NodePort" || oldTyp == "LoadBalancer") {
+		carryNodePorts(spec, old)
+	}
+	normalizeClusterIPs(spec, old)
+	if errs := a.initFamilies(spec, old); len(errs) > 0 {
+		return errs
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -100,19 +110,19 @@ func (a *ServiceAllocator) Update(key string, spec, old *jsonv.Value, dryRun boo
 	var taken []func()
 	var errs []FieldError
 	if typ != "ExternalName" {
-		// The cluster IP stays reserved as it was; only a Service that
-		// had none (it was ExternalName) gets one now.
-		if ip := str(spec, "clusterIP"); ip != "" && ip != "None" {
-			if addr, err := netip.ParseAddr(ip); err == nil && !dryRun {
-				if owner, used := a.ips[addr]; !used || owner == key {
-					a.ips[addr] = key
+		if oldTyp == "ExternalName" || empty(old, "clusterIP") {
+			errs = a.allocateLocked(key, spec, dryRun, &taken)
+		} else {
+			if !dryRun {
+				for _, ip := range stringsOf(old, "clusterIPs") {
+					if addr, err := netip.ParseAddr(ip); err == nil {
+						a.ips[addr] = key
+					}
 				}
 			}
-		}
-		if empty(spec, "clusterIP") {
-			errs = a.allocateLocked(key, spec, dryRun, &taken)
-		} else if typ == "NodePort" || typ == "LoadBalancer" {
-			errs = a.nodePorts(key, spec, typ, dryRun, &taken)
+			if typ == "NodePort" || typ == "LoadBalancer" {
+				errs = a.nodePorts(key, spec, typ, dryRun, &taken)
+			}
 		}
 	}
 	if len(errs) > 0 && !dryRun {
@@ -175,14 +185,34 @@ func (a *ServiceAllocator) heldLocked(key string) held {
 	return h
 }
 
+// restoreLocked makes key hold h again, but for what another Service
+// took since.
 func (a *ServiceAllocator) restoreLocked(key string, h held) {
 	a.releaseLocked(key)
 	for _, ip := range h.ips {
-		a.ips[ip] = key
+		if _, used := a.ips[ip]; !used {
+			a.ips[ip] = key
+		}
 	}
 	for _, p := range h.ports {
-		a.ports[p] = key
+		if _, used := a.ports[p]; !used {
+			a.ports[p] = key
+		}
 	}
+}
+
+// snapshot returns what key holds.
+func (a *ServiceAllocator) snapshot(key string) held {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.heldLocked(key)
+}
+
+// restore makes key hold exactly h again.
+func (a *ServiceAllocator) restore(key string, h held) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.restoreLocked(key, h)
 }
 
 // Release frees everything key holds.
@@ -210,18 +240,7 @@ func (a *ServiceAllocator) allocateLocked(key string, spec *jsonv.Value, dryRun 
 	if typ == "ExternalName" {
 		return nil
 	}
-	if errs := a.families(spec); len(errs) > 0 {
-		return errs
-	}
 	ip := str(spec, "clusterIP")
-	ips := spec.Get("clusterIPs")
-	if ip == "" && ips != nil && ips.Kind == jsonv.Array && len(ips.Arr) > 0 {
-		var list []string
-		for _, v := range ips.Arr {
-			list = append(list, v.Str)
-		}
-		return []FieldError{invalidList("spec.clusterIPs", list, "must be empty when `clusterIP` is not specified")}
-	}
 	switch {
 	case ip == "None":
 	case ip == "":
@@ -234,8 +253,13 @@ func (a *ServiceAllocator) allocateLocked(key string, spec *jsonv.Value, dryRun 
 		if err != nil {
 			return []FieldError{invalidValue("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")}
 		}
-		if !a.cidr.Contains(addr) || addr == a.cidr.Addr() {
-			return []FieldError{invalidList("spec.clusterIPs", []string{ip}, "failed to allocate IP "+ip+": the provided network does not match the current range")}
+		if !a.inRange(addr) {
+			// The real server's dry-run allocator words this its own way.
+			why := "the provided network does not match the current range"
+			if dryRun {
+				why = "the provided IP (" + ip + ") is not in the valid range. The range of valid IPs is " + a.cidr.String()
+			}
+			return []FieldError{invalidList("spec.clusterIPs", []string{ip}, "failed to allocate IP "+ip+": "+why)}
 		}
 		if !dryRun {
 			if _, used := a.ips[addr]; used {
@@ -253,36 +277,14 @@ func (a *ServiceAllocator) allocateLocked(key string, spec *jsonv.Value, dryRun 
 	return nil
 }
 
-// families sets ipFamilies and ipFamilyPolicy for a single-stack IPv4
-// cluster: a headless Service without a selector is dual-stack by
-// default, everything else single-stack; asking for IPv6 or requiring
-// dual-stack fails.
-func (a *ServiceAllocator) families(spec *jsonv.Value) []FieldError {
-	policy := str(spec, "ipFamilyPolicy")
-	if policy == "RequireDualStack" {
-		return []FieldError{invalidValue("spec.ipFamilyPolicy", policy, "this cluster is not configured for dual-stack services")}
+// inRange reports whether addr is a usable address of the range: in the
+// CIDR, neither its network nor its broadcast address.
+func (a *ServiceAllocator) inRange(addr netip.Addr) bool {
+	if !a.cidr.Contains(addr) || addr == a.cidr.Addr() {
+		return false
 	}
-	var errs []FieldError
-	if fams := spec.Get("ipFamilies"); fams != nil && fams.Kind == jsonv.Array {
-		for i, f := range fams.Arr {
-			if f.Str != "IPv4" {
-				errs = append(errs, invalidValue("spec.ipFamilies["+strconv.Itoa(i)+"]", f.Str, "not configured on this cluster"))
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return errs
-	}
-	if str(spec, "clusterIP") == "None" && empty(spec, "selector") && policy == "" {
-		spec.Set("ipFamilies", stringArray("IPv4", "IPv6"))
-		spec.Set("ipFamilyPolicy", jsonv.NewString("RequireDualStack"))
-		return nil
-	}
-	spec.Set("ipFamilies", stringArray("IPv4"))
-	if policy == "" {
-		spec.Set("ipFamilyPolicy", jsonv.NewString("SingleStack"))
-	}
-	return nil
+	n := a.size()
+	return n > 0 && addr != offsetAddr(a.cidr.Addr(), n+1)
 }
 
 // size is the number of usable addresses (network and broadcast

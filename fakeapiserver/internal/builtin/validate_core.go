@@ -24,6 +24,7 @@ func validateService(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	if len(ports) == 0 && typ != "ExternalName" && !headless {
 		v.required("spec.ports", "")
 	}
+	v.serviceTypeIPs(spec)
 	if typ == "ExternalName" {
 		if en := str(spec, "externalName"); en == "" {
 			v.required("spec.externalName", "")
@@ -62,6 +63,7 @@ func validateService(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	default:
 		v.notSupported("spec.sessionAffinity", sa, "ClientIP", "None")
 	}
+	v.serviceIPs(spec, nil)
 	switch typ {
 	case "ClusterIP", "ExternalName", "LoadBalancer", "NodePort":
 	case "":

@@ -232,6 +232,7 @@ func validateStorageClass(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	default:
 		v.notSupported("volumeBindingMode", m, "Immediate", "WaitForFirstConsumer")
 	}
+	v.allowedTopologies(obj)
 }
 
 func validateEndpointSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {

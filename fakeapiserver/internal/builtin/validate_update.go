@@ -112,21 +112,10 @@ func secretUpdate(v *validator, obj, old *jsonv.Value) {
 	immutableData("data")(v, obj, old)
 }
 
+// serviceUpdate checks how an update changes a Service's cluster IPs and
+// IP families.
 func serviceUpdate(v *validator, obj, old *jsonv.Value) {
-	spec, oldSpec := sub(obj, "spec"), sub(old, "spec")
-	oldIP := str(oldSpec, "clusterIP")
-	if oldIP == "" || str(oldSpec, "type") == "ExternalName" || str(spec, "type") == "ExternalName" {
-		return
-	}
-	if ip := str(spec, "clusterIP"); ip != "" && ip != oldIP {
-		var list []string
-		if ips := spec.Get("clusterIPs"); ips != nil && ips.Kind == jsonv.Array {
-			for _, x := range ips.Arr {
-				list = append(list, x.Str)
-			}
-		}
-		v.add(invalidList("spec.clusterIPs[0]", list, "may not change once set"))
-	}
+	v.serviceIPsUpdate(sub(obj, "spec"), sub(old, "spec"))
 }
 
 // selectorUpdate forbids changing a workload's selector.

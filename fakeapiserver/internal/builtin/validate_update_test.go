@@ -5,10 +5,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -21,7 +23,14 @@ type updateCase struct {
 	Code    int                `json:"code"`
 	Message string             `json:"message"`
 	Causes  []meta.StatusCause `json:"causes"`
+	// AnswerSpec is the spec of the real answer to an allowed update of
+	// a Service.
+	AnswerSpec json.RawMessage `json:"answerSpec"`
 }
+
+// serviceAnswerKeys are the members of an allowed Service update's spec
+// compared with the real answer's.
+var serviceAnswerKeys = []string{"type", "clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "ports", "externalTrafficPolicy"}
 
 // diffMessages are the cases whose real message ends in a dump of the
 // server's internal Go types: only their start is compared.
@@ -38,10 +47,21 @@ func TestValidateUpdateMatchesRealServer(t *testing.T) {
 			_, old, gvk := loadBytes(t, tc.Created)
 			m, obj, _ := loadBytes(t, tc.Update)
 			Default(gvk.Group, gvk.Version, gvk.Kind, m, &obj)
-			PrepareUpdate(gvk.Group, gvk.Kind, &obj, &old)
-			errs := ValidateUpdate(gvk.Group, gvk.Kind, m, &obj, &old)
+			var errs []FieldError
+			if gvk.Group == "" && gvk.Kind == "Service" {
+				errs = dryRunUpdateErrors(t, m, &obj, &old)
+			} else {
+				PrepareUpdate(gvk.Group, gvk.Kind, &obj, &old)
+				errs = ValidateUpdate(gvk.Group, gvk.Kind, m, &obj, &old)
+			}
 			if tc.Code == 200 {
 				assert.Empty(t, errs)
+				if tc.AnswerSpec != nil {
+					want := parse(t, string(tc.AnswerSpec))
+					for _, k := range serviceAnswerKeys {
+						assert.Equal(t, pick(t, want, k), pick(t, *obj.Get("spec"), k), "spec.%s", k)
+					}
+				}
 				return
 			}
 			require.Len(t, errs, len(tc.Causes), "%v", errs)
@@ -61,4 +81,21 @@ func TestValidateUpdateMatchesRealServer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dryRunUpdateErrors admits a defaulted Service update from old as a dry
+// run with a service CIDR of 10.96.0.0/16 and returns the errors it is
+// refused with.
+func dryRunUpdateErrors(t *testing.T, m *meta.ObjectMeta, obj, old *jsonv.Value) []FieldError {
+	t.Helper()
+	alloc, err := NewServiceAllocator("10.96.0.0/16")
+	require.NoError(t, err)
+	w := Write{Env: Env{Now: time.Unix(0, 0)}, Services: alloc, DryRun: true}
+	err = w.AdmitUpdate(Kind{Version: "v1", Kind: "Service"}, m, obj, old)
+	var inv *Invalid
+	if err != nil {
+		require.ErrorAs(t, err, &inv)
+		return inv.Errors
+	}
+	return nil
 }

@@ -79,22 +79,27 @@ func (w Write) Decoded(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) {
 }
 
 // AdmitCreate does to a Decoded new object what the real server does
-// after recording managedFields, in its order: the registry's and
-// admission plugins' changes, validation, a Service's addresses, and the
+// after recording managedFields, in its order: a Service's addresses
+// (the registry allocates before anything else looks at the object), the
+// registry's and admission plugins' changes, validation, and the
 // encoding of the Go types. m needs its uid and name. It returns *Invalid
 // or *Forbidden when the write is refused, and then obj may be half
-// changed.
+// changed and nothing stays reserved.
 func (w Write) AdmitCreate(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
+	undo := func() {}
+	if isService(k) {
+		var errs []FieldError
+		if undo, errs = w.beginService(m, present(obj, "spec"), nil); len(errs) > 0 {
+			return &Invalid{Errors: errs}
+		}
+	}
 	if err := PrepareCreate(k.Group, k.Kind, m, obj, w.Env); err != nil {
+		undo()
 		return err
 	}
 	if errs := validateCreate(k, m, obj); len(errs) > 0 {
+		undo()
 		return &Invalid{Errors: errs}
-	}
-	if k.Group == "" && k.Kind == "Service" && w.Services != nil {
-		if errs := w.Services.Allocate(ServiceOwner(m), present(obj, "spec"), w.DryRun); len(errs) > 0 {
-			return &Invalid{Errors: errs}
-		}
 	}
 	complete(k, obj)
 	return nil
@@ -104,22 +109,57 @@ func (w Write) AdmitCreate(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
 // holds the stored object's members other than metadata (read only). A
 // Service keeps its addresses unless the update changes them.
 func (w Write) AdmitUpdate(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) error {
-	PrepareUpdate(k.Group, k.Kind, obj, old)
-	if k.Group == "" && k.Kind == "Service" {
-		// The allocated addresses are the stored object's unless the
-		// update names its own; carry them before validating.
-		carryServiceAddresses(present(obj, "spec"), present(old, "spec"))
-	}
-	if errs := validateUpdate(k, m, obj, old); len(errs) > 0 {
-		return &Invalid{Errors: errs}
-	}
-	if k.Group == "" && k.Kind == "Service" && w.Services != nil {
-		if errs := w.Services.Update(ServiceOwner(m), present(obj, "spec"), present(old, "spec"), w.DryRun); len(errs) > 0 {
+	undo := func() {}
+	if isService(k) {
+		var errs []FieldError
+		oldSpec := present(old, "spec")
+		if oldSpec == nil {
+			oldSpec = &jsonv.Value{Kind: jsonv.Object}
+		}
+		if undo, errs = w.beginService(m, present(obj, "spec"), oldSpec); len(errs) > 0 {
 			return &Invalid{Errors: errs}
 		}
 	}
+	PrepareUpdate(k.Group, k.Kind, obj, old)
+	if errs := validateUpdate(k, m, obj, old); len(errs) > 0 {
+		undo()
+		return &Invalid{Errors: errs}
+	}
 	complete(k, obj)
 	return nil
+}
+
+// isService reports whether k is a core Service.
+func isService(k Kind) bool { return k.Group == "" && k.Kind == "Service" }
+
+// beginService does to a Service's spec what the real registry does
+// before the strategy prepares and validates it (oldSpec is the stored
+// spec on an update, nil on a create): w.Services settles the cluster IP
+// fields and allocates (Allocate, Update); without an allocator the
+// fields are only kept in step and carried over an update. undo gives
+// back what the write reserved, for a later step that refuses it.
+func (w Write) beginService(m *meta.ObjectMeta, spec, oldSpec *jsonv.Value) (undo func(), errs []FieldError) {
+	undo = func() {}
+	if spec == nil {
+		return undo, nil
+	}
+	if w.Services == nil {
+		if oldSpec != nil {
+			patchAllocatedIPs(spec, oldSpec)
+			carryServiceFamilies(spec, oldSpec)
+		}
+		normalizeClusterIPs(spec, oldSpec)
+		return undo, nil
+	}
+	key := ServiceOwner(m)
+	if !w.DryRun {
+		before := w.Services.snapshot(key)
+		undo = func() { w.Services.restore(key, before) }
+	}
+	if oldSpec == nil {
+		return undo, w.Services.Allocate(key, spec, w.DryRun)
+	}
+	return undo, w.Services.Update(key, spec, oldSpec, w.DryRun)
 }
 
 // validateCreate runs the validators of a create of k: the kind's, or
@@ -157,13 +197,14 @@ func ServiceOwner(m *meta.ObjectMeta) string {
 	return string(m.UID)
 }
 
-// carryServiceAddresses fills the cluster IPs and families an update
-// leaves out from the stored spec.
-func carryServiceAddresses(spec, old *jsonv.Value) {
-	if spec == nil || old == nil || str(spec, "type") == "ExternalName" {
+// carryServiceFamilies fills the IP families and policy an update of a
+// Service that keeps its cluster IPs leaves out from the stored spec
+// (what the allocator would settle them to).
+func carryServiceFamilies(spec, old *jsonv.Value) {
+	if str(spec, "type") == "ExternalName" || str(old, "type") == "ExternalName" {
 		return
 	}
-	for _, k := range []string{"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"} {
+	for _, k := range []string{"ipFamilies", "ipFamilyPolicy"} {
 		if empty(spec, k) && !empty(old, k) {
 			spec.Set(k, old.Get(k).Clone())
 		}
