@@ -11,7 +11,6 @@ import (
 
 	"github.com/kubecache/kubecache/clock"
 	"github.com/kubecache/kubecache/controllers/api"
-	"github.com/kubecache/kubecache/fakeapiserver"
 	"github.com/kubecache/kubecache/internal/await"
 	"github.com/kubecache/kubecache/rest"
 	"github.com/kubecache/kubecache/watch"
@@ -25,10 +24,7 @@ import (
 // still counts on its own Event, and ten minutes of quiet start afresh.
 func TestRecorderCombinesSimilarEvents(t *testing.T) {
 	fc := clock.NewFake(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC))
-	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{Clock: fc})
-	client, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
-	require.NoError(t, err)
-	t.Cleanup(client.CloseIdleConnections)
+	client := newTestClient(t, fc)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	w, err := rest.WatchAs[*api.Event](ctx, client.Get().Namespace("default").Resource("events"))
 	require.NoError(t, err)
