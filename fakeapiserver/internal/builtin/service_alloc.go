@@ -134,24 +134,32 @@ func (a *ServiceAllocator) Update(key string, spec, old *jsonv.Value, dryRun boo
 	return errs
 }
 
-// carryNodePorts copies old node ports (and the health check port) into
-// the ports of spec that match by port and protocol and have none.
+// carryNodePorts fills the node ports (and the health check port) an
+// update of a Service with node ports leaves out, as the real registry
+// does: each port of spec without one gets the node port of old's port
+// of the same name, unless spec's ports already use that node port.
 func carryNodePorts(spec, old *jsonv.Value) {
-	oldPorts := map[string]jsonv.Value{}
+	byName := map[string]jsonv.Value{}
 	each(old, "ports", func(p *jsonv.Value) {
-		if np := p.Get("nodePort"); np != nil {
-			oldPorts[str(p, "protocol")+"/"+string(jsonv.Marshal(valueOr(p.Get("port"))))] = *np
+		if !empty(p, "nodePort") {
+			byName[str(p, "name")] = p.Get("nodePort").Clone()
+		}
+	})
+	used := map[string]bool{}
+	each(spec, "ports", func(p *jsonv.Value) {
+		if !empty(p, "nodePort") {
+			used[p.Get("nodePort").Str] = true
 		}
 	})
 	each(spec, "ports", func(p *jsonv.Value) {
 		if !empty(p, "nodePort") {
 			return
 		}
-		if np, ok := oldPorts[str(p, "protocol")+"/"+string(jsonv.Marshal(valueOr(p.Get("port"))))]; ok {
+		if np, ok := byName[str(p, "name")]; ok && !used[np.Str] {
 			p.Set("nodePort", np)
 		}
 	})
-	if empty(spec, "healthCheckNodePort") && !empty(old, "healthCheckNodePort") && str(spec, "externalTrafficPolicy") == "Local" {
+	if empty(spec, "healthCheckNodePort") && !empty(old, "healthCheckNodePort") && needsHealthCheckPort(spec) && needsHealthCheckPort(old) {
 		spec.Set("healthCheckNodePort", old.Get("healthCheckNodePort").Clone())
 	}
 }

@@ -59,7 +59,7 @@ func TestValidateUpdateMatchesRealServer(t *testing.T) {
 				if tc.AnswerSpec != nil {
 					want := parse(t, string(tc.AnswerSpec))
 					for _, k := range serviceAnswerKeys {
-						assert.Equal(t, pick(t, want, k), pick(t, *obj.Get("spec"), k), "spec.%s", k)
+						assert.JSONEq(t, pick(t, want, k), pick(t, *obj.Get("spec"), k), "spec.%s", k)
 					}
 				}
 				return
