@@ -86,3 +86,24 @@ func TestServiceUpdateTypeChanges(t *testing.T) {
 	assert.NotEqual(t, "10.96.0.10", str(back.Get("spec"), "clusterIP"))
 	assert.JSONEq(t, `{"ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack"}`, pick(t, *back.Get("spec"), "ipFamilies", "ipFamilyPolicy"))
 }
+
+// The cluster IP fields a dry-run create settles, as the real
+// kube-apiserver v1.37.2 answered for the same specs (service CIDR
+// 10.96.0.0/16, single-stack).
+func TestServiceCreateSettlesFamilies(t *testing.T) {
+	w := Write{Env: Env{Now: time.Unix(0, 0)}, Services: newAlloc(t), DryRun: true}
+	for spec, want := range map[string]string{
+		`{"clusterIP":"None","ipFamilies":["IPv6"]}`:                                                         `{"clusterIP":"None","clusterIPs":["None"],"ipFamilies":["IPv6","IPv4"],"ipFamilyPolicy":"RequireDualStack"}`,
+		`{"clusterIP":"None","ipFamilies":["IPv6"],"ipFamilyPolicy":"SingleStack"}`:                          `{"clusterIP":"None","clusterIPs":["None"],"ipFamilies":["IPv6"],"ipFamilyPolicy":"SingleStack"}`,
+		`{"clusterIP":"None","ipFamilyPolicy":"PreferDualStack","selector":{"a":"b"},"ports":[{"port":80}]}`: `{"clusterIP":"None","clusterIPs":["None"],"ipFamilies":["IPv4"],"ipFamilyPolicy":"PreferDualStack"}`,
+		`{"clusterIP":"None","ipFamilies":["IPv4","IPv6"],"ipFamilyPolicy":"PreferDualStack"}`:               `{"clusterIP":"None","clusterIPs":["None"],"ipFamilies":["IPv4","IPv6"],"ipFamilyPolicy":"PreferDualStack"}`,
+		`{"ipFamilyPolicy":"PreferDualStack","ports":[{"port":80}]}`:                                         `{"clusterIP":"10.96.0.0","clusterIPs":["10.96.0.0"],"ipFamilies":["IPv4"],"ipFamilyPolicy":"PreferDualStack"}`,
+		`{"clusterIP":"10.96.7.7","ports":[{"port":80}]}`:                                                    `{"clusterIP":"10.96.7.7","clusterIPs":["10.96.7.7"],"ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack"}`,
+		`{"clusterIP":"10.96.7.7","clusterIPs":["10.96.7.7"],"ipFamilies":["IPv4"],"ports":[{"port":80}]}`:   `{"clusterIP":"10.96.7.7","clusterIPs":["10.96.7.7"],"ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack"}`,
+		`{"type":"ExternalName","externalName":"a.example.com."}`:                                            `{}`,
+	} {
+		obj, errs := writeService(t, w, "a", `{"spec":`+spec+`}`, nil)
+		require.Empty(t, errs, spec)
+		assert.JSONEq(t, want, pick(t, *obj.Get("spec"), "clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"), spec)
+	}
+}

@@ -3,6 +3,7 @@ package builtin
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
@@ -26,7 +27,8 @@ func validateService(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	}
 	v.serviceTypeIPs(spec)
 	if typ == "ExternalName" {
-		if en := str(spec, "externalName"); en == "" {
+		// The name may end in a dot, a fully qualified one.
+		if en := strings.TrimSuffix(str(spec, "externalName"), "."); en == "" {
 			v.required("spec.externalName", "")
 		} else {
 			v.problems("spec.externalName", en, validation.SubdomainProblems(en))
