@@ -4,18 +4,18 @@
 #
 #   real (default)  build (cached) and start kube-apiserver + etcd on
 #                   127.0.0.1 with realserver.sh (and, for the cluster
-#                   package with E2E_CONTROLPLANE=1, kube-controller-manager
-#                   + kube-scheduler), run, and always stop them
+#                   package, kube-controller-manager + kube-scheduler),
+#                   run, and always stop them
 #   fake            kubecache's fake API server, in each test process
 #   kubeconfig      the cluster of $KUBECONFIG (see README.md)
 #
 # Tunables: E2E_RUN (go test -run pattern), E2E_RACE=0 (no race detector),
-# E2E_TIMEOUT (go test -timeout, default 10m). Packages run one at a time:
-# they share the server, and some restart or compact it. On the real target
-# with E2E_CONTROLPLANE=1, the cluster package runs last, with a
-# kube-controller-manager and a kube-scheduler built (cached) and started
-# for it alone (their controllers would write into every other package's
-# namespaces); without it, that package compares nothing there.
+# E2E_TIMEOUT (go test -timeout, default 10m), E2E_CONTROLPLANE=0 (no
+# control plane: the cluster package compares nothing). Packages run one at
+# a time: they share the server, and some restart or compact it. On the
+# real target the cluster package runs last, with a kube-controller-manager
+# and a kube-scheduler built (cached) and started for it alone (their
+# controllers would write into every other package's namespaces).
 set -euo pipefail
 
 E2E_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -62,10 +62,11 @@ esac
 
 echo "== e2e: target $E2E_TARGET: go vet, then go test ${flags[*]} ./..."
 go vet ./...
-if [[ $E2E_TARGET == real && ${E2E_CONTROLPLANE:-0} == 1 ]]; then
+if [[ $E2E_TARGET == real && ${E2E_CONTROLPLANE:-1} == 1 ]]; then
 	cluster_pkg=github.com/kubecache/kubecache/e2e/cluster
 	mapfile -t pkgs < <(go list ./... | grep -vx "$cluster_pkg")
 	go test "${flags[@]}" "${pkgs[@]}"
+	./realserver.sh build-controlplane
 	./realserver.sh start-controlplane "$dir"
 	go test "${flags[@]}" "$cluster_pkg"
 	./realserver.sh stop-controlplane "$dir"

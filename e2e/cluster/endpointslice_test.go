@@ -37,7 +37,7 @@ func TestEndpointSlices(t *testing.T) {
 		// so the endpoint is seen terminating.
 		ready.Annotations = map[string]string{"sim.kubecache.dev/stop-after": "20s"}
 		unready := pod("unready", "registry.example/never-ready:1")
-		for _, p := range []*corev1.Pod{ready, unready} {
+		create := func(p *corev1.Pod) {
 			p.Labels = map[string]string{"app": "web"}
 			p.Spec.TerminationGracePeriodSeconds = ptr.To[int64](30)
 			if _, err := s.Client.CoreV1().Pods(s.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
@@ -64,7 +64,19 @@ func TestEndpointSlices(t *testing.T) {
 				return err == nil && cond(state), err
 			})
 			s.Rec.Step("endpointslices after each step", name+": "+state)
+			// The watch delivers the listed state a moment later: await
+			// it, so that the scenario does not end before its
+			// sequence holds the last state.
+			s.Await(t, "endpoint slices watched: "+name, func(context.Context) (bool, error) {
+				return s.Rec.Last("endpointslices") == state, nil
+			})
 		}
+		// One pod at a time: whether the controller syncs between two
+		// pods getting their addresses is timing.
+		step("no pods", func(st string) bool { return strings.Contains(st, "ports=") && !strings.Contains(st, "Pod/") })
+		create(ready)
+		step("the ready pod running", func(st string) bool { return strings.Contains(st, "Pod/ready(ready=true") })
+		create(unready)
 		step("both pods running", func(st string) bool {
 			return strings.Contains(st, "Pod/ready(ready=true") && strings.Contains(st, "Pod/unready(")
 		})

@@ -115,8 +115,10 @@ func podConditions(p *corev1.Pod, withMessage bool) string {
 }
 
 // event is an Event as its recorder wrote it: type, reason, source,
-// action and message, under the object it is about. Node names become
-// <node>: which node the schedulers pick is not compared.
+// action and message, under the object it is about and the component
+// that reported it (each component's events come in its order; how two
+// components' interleave is timing). Node names become <node>: which
+// node the schedulers pick is not compared.
 func event(e *corev1.Event) (key, state string) {
 	src := e.Source.Component
 	if e.ReportingController != "" {
@@ -126,7 +128,7 @@ func event(e *corev1.Event) (key, state string) {
 	for i := 1; i <= NodeCount; i++ {
 		msg = strings.ReplaceAll(msg, fmt.Sprintf("%s%d", NodePrefix, i), "<node>")
 	}
-	return "events " + e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name,
+	return "events " + e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name + " by " + e.Source.Component,
 		fmt.Sprintf("%s %s from=%s action=%q %q", e.Type, e.Reason, src, e.Action, msg)
 }
 

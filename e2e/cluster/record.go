@@ -43,6 +43,18 @@ func (r *Recorder) Observe(key, state string) {
 	r.seqs[key] = append(s, state)
 }
 
+// Last returns the last state of key's sequence ("" when there is none),
+// before aliasing: the form Observe was given it in.
+func (r *Recorder) Last(key string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.seqs[key]
+	if len(s) == 0 {
+		return ""
+	}
+	return s[len(s)-1]
+}
+
 // Step appends state to key's sequence: a snapshot after an awaited step.
 func (r *Recorder) Step(key, state string) {
 	r.mu.Lock()
