@@ -199,8 +199,11 @@ func (v *validator) deviceSelectors(p string, obj *jsonv.Value) {
 			v.tooLong(index(p, i)+".cel.expression", maxSelectorBytes)
 			continue
 		}
-		if msg := kcel.DeviceSelectorError(expr); msg != "" {
+		switch msg, tooComplex := kcel.DeviceSelectorError(expr); {
+		case msg != "":
 			v.invalid(index(p, i)+".cel.expression", expr, msg)
+		case tooComplex:
+			v.forbidden(index(p, i)+".cel.expression", "too complex, exceeds cost limit")
 		}
 	}
 }

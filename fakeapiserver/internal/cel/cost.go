@@ -96,8 +96,12 @@ func maxSize(s *structural.Schema) int64 {
 }
 
 // sizes answers cel-go's cost estimator with the sizes the schema allows
-// at a rule's self (and oldSelf) and below.
-type sizes struct{ self *structural.Schema }
+// at a rule's self (and oldSelf) and below, or, with fixed set, with the
+// sizes fixed declares (a device selector's device).
+type sizes struct {
+	self  *structural.Schema
+	fixed func(path []string) *celchecker.SizeEstimate
+}
 
 // EstimateSize implements celchecker.CostEstimator.
 func (z sizes) EstimateSize(element celchecker.AstNode) *celchecker.SizeEstimate {
@@ -112,6 +116,9 @@ func (z sizes) EstimateSize(element celchecker.AstNode) *celchecker.SizeEstimate
 func (z sizes) estimatePath(path []string) *celchecker.SizeEstimate {
 	if len(path) == 0 {
 		return nil
+	}
+	if z.fixed != nil {
+		return z.fixed(path)
 	}
 	s := z.self
 	for _, p := range path[1:] {

@@ -3,6 +3,8 @@ package cel
 import (
 	"sync"
 
+	celchecker "github.com/google/cel-go/checker"
+
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
@@ -36,23 +38,27 @@ var deviceEnv = sync.OnceValues(func() (*cel.Env, error) {
 })
 
 // DeviceSelectorError returns the real server's refusal of a device
-// selector's expression ("compilation failed: …" for a syntax error, an
-// unknown field of device or a type error; "must evaluate to bool …"
-// for an expression of another type), or "" when it compiles. An
-// attribute's value has a type known only at run time, so an
-// expression that is one is accepted, as on the real server.
-func DeviceSelectorError(expr string) string {
+// selector's expression as an invalid value ("compilation failed: …"
+// for a syntax error, an unknown field of device or a type error; "must
+// evaluate to bool …" for an expression of another type), or "" when it
+// compiles; tooComplex reports one that compiles but whose estimated
+// cost, with the sizes the real server declares for device, is over its
+// limit (a Forbidden "too complex, exceeds cost limit"). An attribute's
+// value has a type known only at run time, so an expression that is one
+// is accepted, as on the real server.
+func DeviceSelectorError(expr string) (invalid string, tooComplex bool) {
 	env, err := deviceEnv()
 	if err != nil {
-		return ""
+		return "", false
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		return "compilation failed: " + iss.String()
+		return "compilation failed: " + iss.String(), false
 	}
 	t := ast.OutputType()
-	if t.IsExactType(cel.BoolType) || t.IsExactType(types.AnyType) {
-		return ""
+	if !t.IsExactType(cel.BoolType) && !t.IsExactType(types.AnyType) {
+		return "must evaluate to bool or the unknown type, not " + t.String(), false
 	}
-	return "must evaluate to bool or the unknown type, not " + t.String()
+	est, err := env.EstimateCost(ast, sizes{fixed: devicePathSize}, celchecker.PresenceTestHasCost(false))
+	return "", err == nil && est.Max > deviceSelectorCostLimit
 }

@@ -17,9 +17,12 @@ func TestDeviceSelectorError(t *testing.T) {
 		`device.allowMultipleAllocations`,
 		`cel.bind(a, device.attributes["x"], a.y > 1)`,
 	} {
-		assert.Empty(t, DeviceSelectorError(ok), ok)
+		msg, tooComplex := DeviceSelectorError(ok)
+		assert.Empty(t, msg, ok)
+		assert.False(t, tooComplex, ok)
 	}
-	assert.Equal(t, "compilation failed: ERROR: <input>:1:7: undefined field 'nosuchfield'\n | device.nosuchfield\n | ......^", DeviceSelectorError("device.nosuchfield"))
-	assert.Equal(t, "must evaluate to bool or the unknown type, not string", DeviceSelectorError("device.driver"))
-	assert.Contains(t, DeviceSelectorError(`device.capacity["a"]["b"] > 1`), "found no matching overload for '_>_' applied to '(kubernetes.Quantity, int)'")
+	invalid := func(expr string) string { msg, _ := DeviceSelectorError(expr); return msg }
+	assert.Equal(t, "compilation failed: ERROR: <input>:1:7: undefined field 'nosuchfield'\n | device.nosuchfield\n | ......^", invalid("device.nosuchfield"))
+	assert.Equal(t, "must evaluate to bool or the unknown type, not string", invalid("device.driver"))
+	assert.Contains(t, invalid(`device.capacity["a"]["b"] > 1`), "found no matching overload for '_>_' applied to '(kubernetes.Quantity, int)'")
 }

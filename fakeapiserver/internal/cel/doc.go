@@ -28,7 +28,8 @@
 //   - root.go: the root of a resource as rules see it (apiVersion, kind,
 //     metadata.name and metadata.generateName).
 //   - device.go: DeviceSelectorError, a device selector compiled against
-//     the typed device the real server declares.
+//     the typed device the real server declares; device_cost.go: the
+//     sizes it declares, which bound a selector's estimated cost.
 //   - check.go: Rules.Check, the rules run against an object (and the
 //     stored one on update).
 //   - library.go: the Kubernetes CEL functions rules commonly call
