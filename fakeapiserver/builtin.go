@@ -129,6 +129,25 @@ func (s *Server) builtinAdmitUpdate(res *registry.Resource, apiVersion string, m
 	return obj.Obj, nil
 }
 
+// builtinStatus does to a write of a built-in object's /status (rest: the
+// stored members with the written status) what the real status strategy
+// does (builtin.Write.Status): it returns the members to store and, when
+// the status was defaulted, the members the field manager records from.
+func (s *Server) builtinStatus(res *registry.Resource, apiVersion string, m *meta.ObjectMeta, rest, old []jsonv.Member) ([]jsonv.Member, []byte, error) {
+	if res.Custom {
+		return rest, nil, nil
+	}
+	obj, oldObj := storage.DocumentOf(rest), storage.DocumentOf(old)
+	written, err := s.builtinWrite(false).Status(builtinKind(res, apiVersion), m, &obj, &oldObj)
+	if err != nil {
+		return nil, nil, builtinError(res, m.Name, err)
+	}
+	if written == nil {
+		return obj.Obj, nil, nil
+	}
+	return obj.Obj, storage.EncodeRest(storage.ReplaceMember(obj.Obj, "status", written)), nil
+}
+
 // releaseService frees what a Service that was not stored after all
 // (its create failed) was given.
 func (s *Server) releaseService(res *registry.Resource, m *meta.ObjectMeta) {

@@ -164,6 +164,11 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 		m = storage.CloneMeta(old)
 		m.ManagedFields = managed
 		rest = storage.ReplaceMember(oldRest, "status", storage.FindMember(newRest, "status"))
+		if subresource == "status" {
+			if rest, decoded, err = s.builtinStatus(res, apiVersion, m, rest, oldRest); err != nil {
+				return nil, err
+			}
+		}
 		if subresource == "approval" {
 			newDoc, oldDoc := storage.DocumentOf(newRest), storage.DocumentOf(oldRest)
 			doc, errs := builtin.PrepareApproval(&newDoc, &oldDoc, s.clock.Now())

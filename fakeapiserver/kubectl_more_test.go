@@ -394,7 +394,7 @@ func TestKubectlWait(t *testing.T) {
 	// The condition arrives while kubectl waits.
 	w := k.start("wait", "--for=condition=Available", "deployment/web", "--timeout=20s")
 	require.NoError(t, s.WaitForWatchers(ctx, "deployments.apps", 1))
-	r := c.do(http.MethodPatch, path+"/status", `{"status":{"replicas":2,"availableReplicas":2,"conditions":[
+	r := c.do(http.MethodPatch, path+"/status", `{"status":{"replicas":2,"readyReplicas":2,"availableReplicas":2,"conditions":[
 		{"type":"Available","status":"True","reason":"MinimumReplicasAvailable","message":"Deployment has minimum availability."}]}}`,
 		"Content-Type", "application/merge-patch+json")
 	require.Equal(t, http.StatusOK, r.code, "%s", r.body)

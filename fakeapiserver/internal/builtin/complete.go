@@ -45,12 +45,24 @@ func CompleteStructs(defs *openapi.Definitions, definition string, obj *jsonv.Va
 	c.object(obj, &openapi.Schema{Ref: definition}, 0, true)
 }
 
+// CompleteStructsAndTimes is CompleteStructs that also adds the
+// never-omitted timestamps as null: what the real field manager records
+// a status write from (a Pod condition's lastProbeTime left unset is
+// recorded as owned).
+func CompleteStructsAndTimes(defs *openapi.Definitions, definition string, obj *jsonv.Value) {
+	c := completer{defs: defs, structsOnly: true, times: true}
+	c.object(obj, &openapi.Schema{Ref: definition}, 0, true)
+}
+
 // completer walks an object against the built-in schemas.
 type completer struct {
 	defs *openapi.Definitions
 	// structsOnly adds only the never-omitted structs ({}), not the
 	// zero scalars and nulls (see CompleteStructs).
 	structsOnly bool
+	// times adds the never-omitted timestamps (null) even when
+	// structsOnly.
+	times bool
 }
 
 // object completes one struct value against its schema.
@@ -105,16 +117,21 @@ func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool
 			c.object(&zero, p.Schema, depth+1, false)
 			v.Obj = append(v.Obj, jsonv.Member{Key: p.Name, Value: zero})
 		case c.structsOnly:
+			if c.times && isRequired(s, p.Name) {
+				if name, _ := c.named(p.Schema); name == timeDefinition {
+					v.Obj = append(v.Obj, jsonv.Member{Key: p.Name})
+				}
+			}
 		case isRequired(s, p.Name):
 			v.Obj = append(v.Obj, jsonv.Member{Key: p.Name, Value: c.zero(p.Schema, depth+1)})
 		}
 	}
-	if c.structsOnly {
+	if c.structsOnly && !c.times {
 		return
 	}
 	zeros, times := neverOmittedFields(name)
 	for _, m := range zeros {
-		if v.Index(m.Key) < 0 {
+		if v.Index(m.Key) < 0 && !c.structsOnly {
 			v.Obj = append(v.Obj, jsonv.Member{Key: m.Key, Value: m.Value.Clone()})
 		}
 	}
@@ -124,6 +141,9 @@ func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool
 		}
 	}
 }
+
+// timeDefinition is the schema of metav1.Time.
+const timeDefinition = "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
 
 // quantityDefinition is the schema of resource.Quantity.
 const quantityDefinition = "io.k8s.apimachinery.pkg.api.resource.Quantity"

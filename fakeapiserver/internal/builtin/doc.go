@@ -13,8 +13,9 @@
 // generated defaulting of each kind) at the 1.37 feature gate defaults.
 //
 // Write ties them together in the real server's order for one create or
-// update (Write.Create, Write.Update); the server calls it between
-// decoding a body and computing managedFields.
+// update (Write.Create, Write.Update) or status write (Write.Status);
+// the server calls it between decoding a body and computing
+// managedFields.
 //
 // Files: write.go (Write, Kind, Invalid), defaults.go (the kind table and Default), defaults_pod.go (pod
 // spec, containers, probes, volumes), defaults_workloads.go (apps, batch,
@@ -50,7 +51,14 @@
 // (each kind's rules), resource_requirements.go (a container's resource
 // names, quantities, requests and limits), ipaddr.go (IP addresses and
 // CIDRs as the strict validators read them),
-// validate_update.go (ValidateUpdate: immutable fields), connect.go (the
+// validate_update.go (ValidateUpdate: immutable fields),
+// validate_status.go (Write.Status, PrepareStatusUpdate and
+// ValidateStatusUpdate: writes to /status, their table and count
+// helpers) with each kind's status rules in validate_status_core.go,
+// validate_status_pod.go, validate_status_containers.go (container
+// state transitions), validate_status_workloads.go,
+// validate_status_job.go and validate_status_certificates.go,
+// validate_conditions.go (metav1.Condition lists), connect.go (the
 // answers of pods/log, exec, attach, portforward and nodes/proxy without a
 // kubelet), bootstrap.go and
 // bootstrap.json (the objects a fresh real server creates for itself), selector.go
