@@ -10,15 +10,18 @@ import (
 // the container is to be restarted: the real ValidateContainerStateTransition
 // with the v1.37 gates (ContainerRestartRules, RestartAllContainersOnContainerExits).
 
-// containerTransitions reports each stored terminated container status
-// (by its index in the stored list) that the write moves to another state
-// although the container is not restarted.
-func (v *validator) containerTransitions(statuses, oldStatuses []*jsonv.Value, spec *jsonv.Value) {
-	if allContainersCouldRestart(spec) {
+// containerTransitions reports each stored terminated status of the
+// containers in the spec's list ("containers", "initContainers"; by its
+// index in the stored statuses at p) that the write moves to another
+// state although the container is not restarted. An ephemeral container
+// ("ephemeralContainers") is never restarted.
+func (v *validator) containerTransitions(p string, statuses, oldStatuses []*jsonv.Value, spec *jsonv.Value, list string) {
+	ephemeral := list == "ephemeralContainers"
+	if !ephemeral && allContainersCouldRestart(spec) {
 		return
 	}
 	containers := map[string]*jsonv.Value{}
-	for _, c := range items(spec, "containers") {
+	for _, c := range items(spec, list) {
 		containers[str(c, "name")] = c
 	}
 	for i, old := range oldStatuses {
@@ -32,8 +35,8 @@ func (v *validator) containerTransitions(statuses, oldStatuses []*jsonv.Value, s
 				continue
 			}
 			c := containers[str(old, "name")]
-			if c == nil || !containerRestarts(c, str(spec, "restartPolicy"), code) {
-				v.forbidden(index("status.containerStatuses", i)+".state", "may not be transitioned to non-terminated state")
+			if ephemeral || c == nil || !containerRestarts(c, str(spec, "restartPolicy"), code) {
+				v.forbidden(index(p, i)+".state", "may not be transitioned to non-terminated state")
 			}
 			break
 		}

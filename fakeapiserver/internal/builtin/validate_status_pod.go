@@ -17,7 +17,7 @@ var podSystemConditions = map[string]bool{"PodScheduled": true, "Ready": true, "
 // podStatusUpdate checks a Pod's new status as the real
 // ValidatePodStatusUpdate does for the fields clients commonly write:
 // conditions, nominatedNodeName, observedGeneration, qosClass (fixed at
-// creation), the state transitions of its (not init) containers, resource
+// creation), the state transitions of its containers, resource
 // claim statuses, and podIPs and hostIPs.
 func podStatusUpdate(v *validator, _ *meta.ObjectMeta, obj, old *jsonv.Value) {
 	status, oldStatus := sub(obj, "status"), sub(old, "status")
@@ -43,7 +43,9 @@ func podStatusUpdate(v *validator, _ *meta.ObjectMeta, obj, old *jsonv.Value) {
 	if q := str(status, "qosClass"); q != str(oldStatus, "qosClass") {
 		v.invalid("status.qosClass", q, "field is immutable")
 	}
-	v.containerTransitions(items(status, "containerStatuses"), items(oldStatus, "containerStatuses"), sub(obj, "spec"))
+	for _, l := range [][2]string{{"containerStatuses", "containers"}, {"initContainerStatuses", "initContainers"}, {"ephemeralContainerStatuses", "ephemeralContainers"}} {
+		v.containerTransitions("status."+l[0], items(status, l[0]), items(oldStatus, l[0]), sub(obj, "spec"), l[1])
+	}
 	v.podClaimStatuses(items(status, "resourceClaimStatuses"), items(sub(obj, "spec"), "resourceClaims"))
 	v.podIPs(status, oldStatus)
 	v.hostIPs(status, oldStatus)
