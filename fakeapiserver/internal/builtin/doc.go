@@ -57,7 +57,8 @@
 // helpers) with each kind's status rules in validate_status_core.go,
 // validate_status_pod.go, validate_status_containers.go (container
 // state transitions), validate_status_workloads.go,
-// validate_status_job.go and validate_status_certificates.go,
+// validate_status_job.go, validate_status_certificates.go and
+// validate_status_other.go (flow control, storage version migrations),
 // validate_conditions.go (metav1.Condition lists), connect.go (the
 // answers of pods/log, exec, attach, portforward and nodes/proxy without a
 // kubelet), bootstrap.go and

@@ -43,6 +43,10 @@ var statusRules = map[string]statusRule{
 	"networking.k8s.io/Ingress":                     ingressStatus,
 	"certificates.k8s.io/CertificateSigningRequest": csrStatus,
 	"apiregistration.k8s.io/APIService":             apiServiceStatus,
+
+	"flowcontrol.apiserver.k8s.io/FlowSchema":                 flowControlStatus,
+	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": flowControlStatus,
+	"storagemigration.k8s.io/StorageVersionMigration":         svmStatus,
 }
 
 // ValidateStatusUpdate checks a write to the /status of an object of kind
