@@ -40,7 +40,10 @@
 // cause, and Message), validate.go (Validate, the kind table and the
 // error helpers), validate_pod.go (pod specs, DNS config, host aliases),
 // validate_pod_scheduling.go (affinity, topology spread),
-// validate_pod_security.go (pod and container security contexts), validate_workloads.go,
+// validate_pod_security.go (pod and container security contexts;
+// shown_security_context.go quotes one as the real server does),
+// validate_pod_os.go (what spec.os.name forbids), validate_windows_options.go
+// (Windows options, HostProcess), validate_workloads.go,
 // validate_core.go, validate_other.go, validate_admission.go (webhook
 // configurations, certificate signing requests), validate_flowcontrol.go
 // (flow schemas, priority levels), validate_resource.go (device classes,

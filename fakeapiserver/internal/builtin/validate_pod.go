@@ -68,6 +68,9 @@ func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
 		ct := str(g, "conditionType")
 		v.problems(index(path+".readinessGates", i)+".conditionType", ct, qualifiedNameProblems(ct))
 	}
+	v.windowsHostProcess(path, spec)
+	v.userNamespace(path, spec)
+	v.podOS(path, spec)
 }
 
 // hostNamespaces checks the host namespace rules: a process namespace
@@ -92,6 +95,31 @@ func (v *validator) hostNamespaces(path string, spec *jsonv.Value) {
 			}
 		}
 	}
+}
+
+// userNamespace checks a pod in a user namespace of its own (hostUsers
+// false): it shares no other namespace with the host, and no container
+// uses a block device.
+func (v *validator) userNamespace(path string, spec *jsonv.Value) {
+	const detail = "when `hostUsers` is false"
+	if hu, ok := setBool(spec, "hostUsers"); !ok || hu {
+		return
+	}
+	if isTrue(spec, "hostNetwork") {
+		v.forbidden(path+".hostNetwork", detail)
+	}
+	// The real validator names these two in Go's spelling.
+	if isTrue(spec, "hostPID") {
+		v.forbidden(path+".HostPID", detail)
+	}
+	if isTrue(spec, "hostIPC") {
+		v.forbidden(path+".HostIPC", detail)
+	}
+	eachPodContainer(path, spec, func(p string, c *jsonv.Value) {
+		if !empty(c, "volumeDevices") {
+			v.forbidden(p+".volumeDevices", detail)
+		}
+	})
 }
 
 // toleration checks one toleration.
@@ -165,10 +193,14 @@ func (v *validator) containers(path string, spec *jsonv.Value, k string, vols ma
 		}
 		return
 	}
+	hostUsers := true
+	if b, ok := setBool(spec, "hostUsers"); ok {
+		hostUsers = b
+	}
 	names := map[string]bool{}
 	for i, c := range list {
 		p := index(path, i)
-		v.container(p, c, vols)
+		v.container(p, c, vols, hostUsers)
 		v.resizePolicy(p+".resizePolicy", c, str(spec, "restartPolicy"), k == "initContainers")
 		name := str(c, "name")
 		if names[name] {
@@ -184,8 +216,9 @@ func (v *validator) containers(path string, spec *jsonv.Value, k string, vols ma
 	}
 }
 
-// container checks what init and regular containers share.
-func (v *validator) container(p string, c *jsonv.Value, vols map[string]bool) {
+// container checks what init and regular containers share; hostUsers
+// says whether the pod runs in the host's user namespace.
+func (v *validator) container(p string, c *jsonv.Value, vols map[string]bool, hostUsers bool) {
 	name := str(c, "name")
 	if name == "" {
 		v.required(p+".name", "")
@@ -213,7 +246,7 @@ func (v *validator) container(p string, c *jsonv.Value, vols map[string]bool) {
 		v.notSupported(p+".imagePullPolicy", pp, "Always", "IfNotPresent", "Never")
 	}
 	v.resources(p+".resources", present(c, "resources"))
-	v.containerSecurityContext(p+".securityContext", c)
+	v.containerSecurityContext(p+".securityContext", c, hostUsers)
 }
 
 // containerPorts checks a container's ports.

@@ -3,6 +3,7 @@ package builtin
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,6 +72,7 @@ func (v *validator) podSecurityContext(p string, spec *jsonv.Value) {
 		v.notSupported(p+".fsGroupChangePolicy", pol, "Always", "OnRootMismatch")
 	}
 	v.seccompProfile(p+".seccompProfile", present(sc, "seccompProfile"))
+	v.windowsOptions(p, sc)
 	v.appArmorProfile(p+".appArmorProfile", present(sc, "appArmorProfile"))
 	if pol, ok := setString(sc, "supplementalGroupsPolicy"); ok && pol != "Merge" && pol != "Strict" {
 		v.notSupported(p+".supplementalGroupsPolicy", pol, "Merge", "Strict")
@@ -208,16 +210,39 @@ func (v *validator) appArmorProfile(p string, ap *jsonv.Value) {
 	}
 }
 
-// containerSecurityContext checks a container's security context.
-func (v *validator) containerSecurityContext(p string, c *jsonv.Value) {
+// containerSecurityContext checks a container's security context;
+// hostUsers says whether the pod runs in the host's user namespace.
+func (v *validator) containerSecurityContext(p string, c *jsonv.Value, hostUsers bool) {
 	sc := present(c, "securityContext")
 	if sc == nil {
 		return
 	}
 	v.runAs(p, sc)
-	if pm, ok := setString(sc, "procMount"); ok && pm != "Default" && pm != "Unmasked" {
-		v.notSupported(p+".procMount", pm, "Default", "Unmasked")
+	if pm, ok := setString(sc, "procMount"); ok {
+		if pm != "Default" && pm != "Unmasked" {
+			v.notSupported(p+".procMount", pm, "Default", "Unmasked")
+		}
+		if hostUsers && pm == "Unmasked" {
+			v.invalid(p+".procMount", pm, "`hostUsers` must be false to use `Unmasked`")
+		}
 	}
 	v.seccompProfile(p+".seccompProfile", present(sc, "seccompProfile"))
+	v.privilegeEscalation(p, sc)
+	v.windowsOptions(p, sc)
 	v.appArmorProfile(p+".appArmorProfile", present(sc, "appArmorProfile"))
+}
+
+// privilegeEscalation checks what a container that may not escalate its
+// privileges cannot have: privileged mode, or CAP_SYS_ADMIN (one error,
+// however often it is listed: the real server drops repeated errors).
+func (v *validator) privilegeEscalation(p string, sc *jsonv.Value) {
+	if ape, ok := setBool(sc, "allowPrivilegeEscalation"); !ok || ape {
+		return
+	}
+	if privileged, _ := setBool(sc, "privileged"); privileged {
+		v.invalidRaw(p, shownContainerSecurityContext(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true")
+	}
+	if slices.Contains(stringsOf(present(sc, "capabilities"), "add"), "CAP_SYS_ADMIN") {
+		v.invalidRaw(p, shownContainerSecurityContext(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN")
+	}
 }
