@@ -42,7 +42,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request, info reques
 	}
 	req := apply.Request{
 		Manager: q.Get("fieldManager"), APIVersion: apiVersion, Kind: res.Kind,
-		Subresource: info.Subresource, StatusSubresource: res.HasStatus(),
+		Subresource: info.Subresource, StatusSubresource: res.HasStatus(), SpecReset: specReset(res),
 		Force: q.Get("force") == "true", Now: s.clock.Now(),
 		Convert: managedConverter(res, apiVersion),
 	}

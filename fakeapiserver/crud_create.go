@@ -244,7 +244,7 @@ func createdManagedFields(res *registry.Resource, in *request.Incoming, m *meta.
 		return nil, err
 	}
 	managed, err := meta.ParseManagedFields(apply.Update(jsonv.Value{Kind: jsonv.Null}, doc, updateType(res, in.SentAPIVersion), apply.Request{
-		Manager: wo.manager, APIVersion: in.SentAPIVersion, StatusSubresource: res.HasStatus(), Now: now,
+		Manager: wo.manager, APIVersion: in.SentAPIVersion, StatusSubresource: res.HasStatus(), SpecReset: specReset(res), Now: now,
 		Convert: managedConverter(res, in.SentAPIVersion)}))
 	if err != nil {
 		return nil, apistatus.Internal(err)

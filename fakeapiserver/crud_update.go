@@ -204,7 +204,10 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 	if err != nil {
 		return nil, err
 	}
-	if storage.SameContent(cur, next) {
+	// A write that changes nothing is not stored, unless it clears the
+	// managedFields the object holds.
+	reset := subresource == "" && managedReset(sentManaged) && len(cur.Meta.ManagedFields) > 0
+	if storage.SameContent(cur, next) && !reset {
 		return nil, nil
 	}
 	if managed != nil {
@@ -233,7 +236,8 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 	}
 	if m.ManagedFields, err = meta.ParseManagedFields(apply.Update(live, writtenDoc, updateType(res, written), apply.Request{
 		Manager: manager, APIVersion: written, Subresource: subresource,
-		StatusSubresource: res.HasStatus(), Now: s.clock.Now(), Convert: managedConverter(res, written)})); err != nil {
+		StatusSubresource: res.HasStatus(), SpecReset: specReset(res), Reset: managedReset(sentManaged),
+		Now: s.clock.Now(), Convert: managedConverter(res, written)})); err != nil {
 		return nil, apistatus.Internal(err)
 	}
 	return storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)

@@ -8,6 +8,7 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/registry"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/request"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/storage"
+	"github.com/kubecache/kubecache/meta"
 )
 
 // managedFields: every ordinary write (create, update, JSON, merge and
@@ -54,4 +55,25 @@ func managedConverter(res *registry.Resource, apiVersion string) apply.Converter
 		}
 		return parsed.Value, updateType(res, to), true
 	}
+}
+
+// specReset reports whether writes to res's main resource neither own
+// nor keep .spec, which the server fills in itself: a
+// CertificateSigningRequest's requester and request are set at creation
+// only, so its writes record no fields there.
+func specReset(res *registry.Resource) bool {
+	return !res.Custom && res.Group == "certificates.k8s.io" && res.Kind == "CertificateSigningRequest"
+}
+
+// managedReset reports whether sent, the managedFields a write carries,
+// asks to clear them: an empty list (not an absent one), or a list of
+// one empty entry.
+func managedReset(sent meta.ManagedFields) bool {
+	switch len(sent) {
+	case 0:
+		return sent != nil
+	case 1:
+		return sent[0] == meta.ManagedFieldsEntry{}
+	}
+	return false
 }

@@ -62,6 +62,9 @@ func Apply(live jsonv.Value, config []byte, t Type, r Request) (*Result, error) 
 	case r.StatusSubresource:
 		cfg = without(cfg, "status")
 	}
+	if r.SpecReset && r.Subresource == "" {
+		cfg = without(cfg, "spec")
+	}
 	root := t.rootNode()
 	set := fieldSet{}
 	if err := toFieldSet(cfg, root, "", set, true); err != nil {
@@ -81,11 +84,13 @@ func Apply(live jsonv.Value, config []byte, t Type, r Request) (*Result, error) 
 		}
 		if len(entries) == 0 {
 			// Fields set before anyone applied belong to a placeholder
-			// updater, so the first apply cannot silently take them.
-			before := fieldSet{}
-			_ = toFieldSet(lo, root, "", before, false)
-			if before = before.filter(r.ownable); len(before) > 0 {
-				entries = []*entry{{Manager: "before-first-apply", Operation: "Update", APIVersion: r.APIVersion, Set: before}}
+			// updater, so the first apply cannot silently take them:
+			// what an update from an empty object to the live one
+			// would own, the maps it creates included.
+			before := diff(jsonv.NewObject(), lo, t, &r).changed
+			if len(before) > 0 {
+				now := r.Now.UTC().Truncate(time.Second)
+				entries = []*entry{{Manager: "before-first-apply", Operation: "Update", APIVersion: r.APIVersion, Set: before, Time: &now}}
 			}
 		}
 	}

@@ -23,6 +23,12 @@ type Request struct {
 	// writes to the main resource then neither change nor own .status,
 	// and writes to "status" own only .status.
 	StatusSubresource bool
+	// SpecReset says writes to the main resource neither own nor keep
+	// .spec, which only the server sets (a CertificateSigningRequest's).
+	SpecReset bool
+	// Reset says the write asked to clear managedFields: its object
+	// carries an empty list, or a list of one empty entry.
+	Reset bool
 	// Force lets an apply take fields other managers own.
 	Force bool
 	// Now stamps the entries of managers that changed the object.
@@ -52,6 +58,9 @@ var stripped = func() fieldSet {
 // .status and the status subresource owns nothing else.
 func (r *Request) ownable(p string) bool {
 	if stripped.has(p) {
+		return false
+	}
+	if r.SpecReset && r.Subresource == "" && (p == "f:spec" || strings.HasPrefix(p, "f:spec"+pathSep)) {
 		return false
 	}
 	if !r.StatusSubresource && r.Subresource != "status" {

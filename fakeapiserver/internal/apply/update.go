@@ -18,18 +18,28 @@ import (
 // when nobody owns anything).
 //
 // The starting entries are those of obj when it carries any (a client may
-// write managedFields directly, except through a subresource), else
-// live's. Entries that cannot be read are dropped, as the server resets
-// them.
+// write managedFields directly, except through a subresource), none when
+// r.Reset, else live's. Entries that cannot be read are dropped, as the
+// server resets them. An update of an object whose starting entries are
+// none records none.
 func Update(live, obj jsonv.Value, t Type, r Request) json.RawMessage {
 	var entries []*entry
+	fromRequest := false
 	if r.Subresource == "" {
-		if es, err := decodeManaged(managedFieldsOf(obj)); err == nil && len(es) > 0 {
-			entries = es
+		if r.Reset {
+			fromRequest = true
+		} else if es, err := decodeManaged(managedFieldsOf(obj)); err == nil && len(es) > 0 {
+			entries, fromRequest = es, true
 		}
 	}
-	if entries == nil && live.Kind == jsonv.Object {
+	if !fromRequest && live.Kind == jsonv.Object {
 		entries, _ = decodeManaged(managedFieldsOf(live))
+	}
+	if live.Kind == jsonv.Object && len(entries) == 0 {
+		// An object that holds no managedFields gets none from an
+		// update: the server tracks its fields again from the next
+		// apply, which records them under before-first-apply.
+		return nil
 	}
 	before := jsonv.NewObject()
 	if live.Kind == jsonv.Object {
