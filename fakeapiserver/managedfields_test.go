@@ -44,3 +44,44 @@ func TestManagedFieldsOfOrdinaryWrites(t *testing.T) {
 	assert.Contains(t, fields["creator"], `"f:a"`)
 	assert.NotContains(t, fields["creator"], `finalizers`)
 }
+
+// TestManagedFieldsLeaveOutOmittedZeros checks that the zero value of a
+// non-pointer scalar with omitempty (a Service's clusterIP, a port's
+// name) is neither stored nor recorded by a create, an update or a
+// patch, as the real server's Go types drop it, while an applied
+// configuration still owns what it names.
+func TestManagedFieldsLeaveOutOmittedZeros(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	const svcs = "/api/v1/namespaces/default/services"
+	created := c.mustCreate(svcs+"?fieldManager=creator", `{"metadata":{"name":"web"},"spec":{"clusterIP":"","sessionAffinity":"","ports":[{"name":"","port":80,"nodePort":0}]}}`)
+	spec := created["spec"].(map[string]any)
+	assert.Regexp(t, `^10\.96\.`, spec["clusterIP"], "an empty clusterIP is allocated")
+	assert.Equal(t, "None", spec["sessionAffinity"], "an empty sessionAffinity is defaulted")
+	assert.Equal(t, []any{map[string]any{"port": 80.0, "protocol": "TCP", "targetPort": 80.0}}, spec["ports"])
+	fields := managedFieldsOf(t, created)
+	assert.NotContains(t, fields["creator"], `"f:clusterIP"`)
+	assert.NotContains(t, fields["creator"], `"f:name"`)
+
+	r := c.do(http.MethodPut, svcs+"/web?fieldManager=updater", `{"metadata":{"name":"web"},"spec":{"clusterIP":"","type":"ClusterIP","ports":[{"name":"","port":80,"targetPort":8080}]}}`)
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	updated := r.object(t)
+	assert.Equal(t, spec["clusterIP"], updated["spec"].(map[string]any)["clusterIP"], "an update without the address keeps it")
+	fields = managedFieldsOf(t, updated)
+	assert.Contains(t, fields["updater"], `"f:targetPort"`)
+	assert.NotContains(t, fields["updater"], `"f:clusterIP"`)
+	assert.NotContains(t, fields["updater"], `"f:name"`)
+
+	r = c.do(http.MethodPatch, svcs+"/web?fieldManager=patcher", `{"spec":{"externalName":"","ports":[{"name":"","port":80}]}}`,
+		"Content-Type", "application/strategic-merge-patch+json")
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	assert.NotContains(t, managedFieldsOf(t, r.object(t)), "patcher", "a patch of zero values changes nothing")
+
+	r = c.do(http.MethodPatch, svcs+"/web?fieldManager=applier&force=true", `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web"},"spec":{"clusterIP":"","ports":[{"name":"","port":80,"protocol":"TCP"}]}}`,
+		"Content-Type", "application/apply-patch+yaml")
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	applied := r.object(t)
+	fields = managedFieldsOf(t, applied)
+	assert.Contains(t, fields["applier"], `"f:clusterIP"`, "an applied configuration owns the fields it names")
+	assert.Contains(t, fields["applier"], `"f:name"`)
+	assert.NotContains(t, applied["spec"].(map[string]any)["ports"].([]any)[0], "name")
+}

@@ -15,10 +15,11 @@ const maxCompleteDepth = 64
 // place: a struct field that is never omitted appears as {} (with its own
 // such fields), a field without omitempty appears with its zero value
 // ("", 0, false; null for a list, map or timestamp), and an empty map or
-// list in an omitempty field is dropped. definition names the schema of
-// obj's kind (openapi.Definitions.ForKind); obj holds the top-level
-// members other than kind, apiVersion and metadata, which the server
-// keeps apart.
+// list in an omitempty field is dropped, as is the zero value (or null)
+// of a non-pointer scalar field with omitempty (omittedZeros).
+// definition names the schema of obj's kind
+// (openapi.Definitions.ForKind); obj holds the top-level members other
+// than kind, apiVersion and metadata, which the server keeps apart.
 func Complete(defs *openapi.Definitions, definition string, obj *jsonv.Value) {
 	c := completer{defs: defs}
 	c.object(obj, &openapi.Schema{Ref: definition}, 0, true)
@@ -36,8 +37,8 @@ func (c completer) named(s *openapi.Schema) (string, *openapi.Schema) {
 }
 
 // CompleteStructs is Complete without the zero scalars and nulls: the
-// never-omitted structs are added and empty omitempty maps and lists
-// dropped. The real server records managedFields from an object in this
+// never-omitted structs are added, and empty omitempty maps and lists
+// and the zero values of omitempty scalars dropped. The real server records managedFields from an object in this
 // state (its field manager sees a zero scalar of a Go field as unset, an
 // empty struct as set).
 func CompleteStructs(defs *openapi.Definitions, definition string, obj *jsonv.Value) {
@@ -80,12 +81,13 @@ func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool
 		}
 		return
 	}
-	// Drop empty omitempty maps and lists first, so the walk below sees
-	// the members that stay.
+	// Drop empty omitempty maps and lists and the zero values of
+	// omitempty scalars first, so the walk below sees the members that
+	// stay.
 	kept := v.Obj[:0]
 	for _, m := range v.Obj {
 		if p := s.Property(m.Key); p != nil && !(top && m.Key == "metadata") {
-			if droppable(c.defs.Resolve(p), m.Value) && !isRequired(s, m.Key) {
+			if droppable(c.defs.Resolve(p), m.Value) && !isRequired(s, m.Key) || omittedZero(name, m.Key, m.Value) {
 				continue
 			}
 		}
@@ -122,7 +124,7 @@ func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool
 					v.Obj = append(v.Obj, jsonv.Member{Key: p.Name})
 				}
 			}
-		case isRequired(s, p.Name):
+		case isRequired(s, p.Name) && !omittedZero(name, p.Name, jsonv.Value{}):
 			v.Obj = append(v.Obj, jsonv.Member{Key: p.Name, Value: c.zero(p.Schema, depth+1)})
 		}
 	}
