@@ -85,3 +85,20 @@ func TestManagedFieldsLeaveOutOmittedZeros(t *testing.T) {
 	assert.Contains(t, fields["applier"], `"f:name"`)
 	assert.NotContains(t, applied["spec"].(map[string]any)["ports"].([]any)[0], "name")
 }
+
+// TestStatusWriteEncodesStatus checks that a status write stores the
+// status as the real server's Go types encode it: zero omitempty scalars
+// dropped, a condition's timestamps present as null and recorded.
+func TestStatusWriteEncodesStatus(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	const deploys = "/apis/apps/v1/namespaces/default/deployments"
+	c.mustCreate(deploys, `{"metadata":{"name":"web"},"spec":{"selector":{"matchLabels":{"app":"web"}},
+		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`)
+	r := c.do(http.MethodPatch, deploys+"/web/status?fieldManager=status", `{"status":{"replicas":0,"observedGeneration":0,
+		"conditions":[{"type":"Available","status":"True","reason":"","message":""}]}}`, "Content-Type", "application/merge-patch+json")
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	obj := r.object(t)
+	assert.Equal(t, map[string]any{"conditions": []any{map[string]any{"type": "Available", "status": "True", "lastUpdateTime": nil, "lastTransitionTime": nil}}}, obj["status"])
+	assert.Equal(t, `{"f:status":{"f:conditions":{".":{},"k:{\"type\":\"Available\"}":{".":{},"f:lastTransitionTime":{},"f:lastUpdateTime":{},"f:status":{},"f:type":{}}}}}`,
+		managedFieldsOf(t, obj)["status"])
+}

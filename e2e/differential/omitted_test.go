@@ -8,11 +8,12 @@ import (
 
 // TestOmittedZeros writes built-in objects whose non-pointer scalar
 // fields with omitempty hold their zero value ("", 0, false, or null),
-// by create, update, merge and strategic merge patch and server-side
-// apply: the real server's Go types drop them, so neither the stored
-// object nor the managedFields of an ordinary write carry them, while an
-// applied configuration owns the fields it names. Pointer scalars keep
-// their zero. The Service has a fixed cluster IP of its own and is
+// by create, update, merge and strategic merge patch, server-side apply
+// and status writes: the real server's Go types drop them, so neither
+// the stored object nor the managedFields of an ordinary write carry
+// them, while an applied configuration owns the fields it names. Pointer
+// scalars keep their zero; a status write's never-omitted fields (a
+// condition's null times) appear. The Service has a fixed cluster IP of its own and is
 // deleted at the end (addresses are cluster-wide).
 func TestOmittedZeros(t *testing.T) {
 	s := pair(t)
@@ -53,4 +54,17 @@ func TestOmittedZeros(t *testing.T) {
 		put(deploys+"/zeros?fieldManager=updater", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"zeros"},"spec":{"replicas":1,
 			"selector":{"matchLabels":{"app":"zeros"}},"template":{"metadata":{"labels":{"app":"zeros"}},"spec":{"subdomain":"","dnsPolicy":"",
 			"containers":[{"name":"c","image":"y","workingDir":"","stdin":false,"ports":[{"name":"","containerPort":80,"hostIP":""}]}]}}}}`))
+	c.Compare("a status update with zero scalars",
+		put(deploys+"/zeros/status?fieldManager=status", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"zeros"},"spec":{
+			"selector":{"matchLabels":{"app":"zeros"}},"template":{"metadata":{"labels":{"app":"zeros"}},"spec":{"containers":[{"name":"c","image":"y"}]}}},
+			"status":{"replicas":0,"observedGeneration":0,"readyReplicas":0,"conditions":[{"type":"Available","status":"True","reason":"","message":"","lastUpdateTime":null}]}}`))
+	c.Compare("a status merge patch with zero scalars",
+		patch(deploys+"/zeros/status?fieldManager=status2", "application/merge-patch+json",
+			`{"status":{"replicas":2,"unavailableReplicas":0,"conditions":[{"type":"Available","status":"False","reason":"","message":"m"},{"type":"Progressing","status":"True"}]}}`))
+	const pods = "/api/v1/namespaces/{ns}/pods"
+	c.Setup(post(pods, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"zeros"},"spec":{"containers":[{"name":"c","image":"x"}]}}`))
+	c.Compare("a pod status patch with zero scalars",
+		patch(pods+"/zeros/status?fieldManager=kubelet", "application/strategic-merge-patch+json",
+			`{"status":{"phase":"Running","hostIP":"","message":"","nominatedNodeName":"","containerStatuses":[{"name":"c","ready":false,"restartCount":0,
+			"image":"x","imageID":"","containerID":"","started":false,"state":{"running":{}}}]}}`))
 }

@@ -25,7 +25,9 @@
 // scheduling, certificates, flow control, admission, resource,
 // TokenRequest), image.go (an image reference's tag, which decides the pull
 // policy), complete.go and complete_fields.go (Complete and its table of
-// never-omitted optional fields), registry.go (PrepareCreate,
+// never-omitted optional fields; zz_generated_omitted.go, written by
+// e2e/gotypes from the Go types, the fields whose zero value is
+// omitted), registry.go (PrepareCreate,
 // PrepareUpdate: Secret stringData, Job selectors, finalizers, Node taint),
 // registry_pod.go (a new Pod's status, QoS class, tolerations,
 // priority and the label keys merged into its affinity and spread
