@@ -50,6 +50,7 @@ type varTypes struct {
 func newVarTypes() *varTypes {
 	ot := kcel.NewObjectTypes()
 	declareRequest(ot)
+	declareNamespace(ot)
 	return &varTypes{ObjectTypes: ot, fields: map[string]*types.Type{}}
 }
 
@@ -151,7 +152,7 @@ func newEnv(vt *varTypes, spec envSpec) (*cel.Env, error) {
 		cel.CustomTypeProvider(vt),
 		cel.Variable("object", cel.DynType),
 		cel.Variable("oldObject", cel.DynType),
-		cel.Variable("namespaceObject", cel.DynType),
+		cel.Variable("namespaceObject", types.NewObjectType(namespaceTypeName)),
 		cel.Variable("request", types.NewObjectType(requestTypeName)),
 	}
 	if spec.variables {
