@@ -47,6 +47,8 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 	switch group + "/" + kind {
 	case "/Secret":
 		mergeStringData(obj)
+	case "resource.k8s.io/ResourceSlice":
+		dropDisabledSliceFields(obj)
 	case "batch/Job":
 		generateJobSelector(m, obj)
 	case "/Pod":
@@ -136,6 +138,8 @@ func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
 		mergeStringData(obj)
 	case "/ServiceAccount":
 		cleanSecretReferences(obj)
+	case "resource.k8s.io/ResourceSlice":
+		dropDisabledSliceFields(obj)
 	case "/Namespace":
 		// Only the finalize subresource changes a Namespace's
 		// finalizers; an update keeps the stored ones.

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"math/big"
 	"regexp"
 	"strings"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // The devices of a ResourceSlice, as the real validator checks them: names,
-// attributes, capacities, taints and per-device node selection.
+// attributes, capacities and their request policies, taints, counter
+// consumption, per-device node selection and binding conditions.
 
 const (
 	cIdentifierFmt = "[A-Za-z_][A-Za-z0-9_]*"
@@ -46,17 +48,32 @@ func (v *validator) device(p string, d *jsonv.Value, perDevice bool) {
 		for i := range caps.Obj {
 			m := &caps.Obj[i]
 			v.deviceQualifiedName(p+".capacity", m.Key)
-			if !multi && present(&m.Value, "requestPolicy") != nil {
+			policy := present(&m.Value, "requestPolicy")
+			switch {
+			case policy == nil:
+			case !multi:
 				v.forbidden(key(p+".capacity", m.Key)+".requestPolicy", "allowMultipleAllocations must be true")
+			default:
+				v.requestPolicy(key(p+".capacity", m.Key)+".requestPolicy", capacityValue(&m.Value), policy)
 			}
 		}
 	}
 	for i, t := range items(d, "taints") {
 		v.deviceTaint(index(p+".taints", i), t)
 	}
+	v.consumesCounters(p+".consumesCounters", d)
 	if !perDevice && (!unset(d, "nodeName") || !unset(d, "nodeSelector") || !unset(d, "allNodes")) {
 		v.invalidRaw(p, "null", "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec")
 	}
+	v.bindingConditions(p, d)
+}
+
+// capacityValue is a device capacity's value, zero when it has none.
+func capacityValue(c *jsonv.Value) quantity {
+	if q, ok := quantityAt(c, "value"); ok {
+		return q
+	}
+	return quantity{text: "0", val: new(big.Rat)}
 }
 
 // deviceQualifiedName checks an attribute or capacity name: a C

@@ -101,13 +101,41 @@ func validateResourceSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	if set == 0 {
 		v.required("spec", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required")
 	}
+	if !unset(spec, "sharedCounters") && !unset(spec, "devices") {
+		v.invalid("spec", "", "only one of `sharedCounters` or `devices` is allowed")
+	}
+	v.sliceDevices("spec.devices", spec)
+	v.sharedCounters("spec.sharedCounters", spec)
+}
+
+// Device limits of a slice: 64 when a device has taints or consumes
+// counters, 128 otherwise.
+const (
+	maxSliceDevices         = 128
+	maxSliceDevicesAdvanced = 64
+)
+
+// sliceDevices checks a slice's devices: at most the limit (then nothing
+// more), each valid, with unique names.
+func (v *validator) sliceDevices(p string, spec *jsonv.Value) {
+	devices := items(spec, "devices")
+	limit := maxSliceDevices
+	for _, d := range devices {
+		if arrayLen(d, "taints") > 0 || arrayLen(d, "consumesCounters") > 0 {
+			limit = maxSliceDevicesAdvanced
+		}
+	}
+	if n := arrayLen(spec, "devices"); n > limit {
+		v.tooMany(p, n, limit)
+		return
+	}
 	seen := map[string]bool{}
 	perDevice := isTrue(spec, "perDeviceNodeSelection")
-	for i, d := range items(spec, "devices") {
-		v.device(index("spec.devices", i), d, perDevice)
+	for i, d := range devices {
+		v.device(index(p, i), d, perDevice)
 		name := str(d, "name")
 		if seen[name] {
-			v.duplicate(index("spec.devices", i), name)
+			v.duplicate(index(p, i), name)
 		}
 		seen[name] = true
 	}

@@ -49,6 +49,24 @@ func LabelProblems(s string) []string {
 	return out
 }
 
+// ContentLabelProblems returns what is wrong with s as an RFC 1123 label
+// in the wording of the real server's declarative validation (its
+// length in bytes; a subdomain told it must not contain dots), or nil.
+func ContentLabelProblems(s string) []string {
+	var out []string
+	if len(s) > 63 {
+		out = append(out, "must be no more than 63 bytes")
+	}
+	switch {
+	case labelRE.MatchString(s):
+	case subdomainRE.MatchString(s):
+		out = append(out, "must not contain dots")
+	default:
+		out = append(out, RegexMessage("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", labelFmt, "my-name", "123-abc"))
+	}
+	return out
+}
+
 // DNS1035LabelProblems returns what is wrong with s as a DNS-1035 label
 // (a Service's name), or nil.
 func DNS1035LabelProblems(s string) []string {
