@@ -37,7 +37,8 @@ func (v *validator) finalizerName(field, f string) {
 // validateNode checks a Node: its taints (which the real server reports
 // under metadata.taints), the quantities of its status, and its pod
 // CIDRs (one per IP family).
-func validateNode(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+func validateNode(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
+	v.nodeAnnotations(m.Annotations)
 	spec := sub(obj, "spec")
 	v.nodeTaints("metadata.taints", items(spec, "taints"))
 	status := sub(obj, "status")
@@ -48,6 +49,7 @@ func validateNode(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 			}
 		}
 	}
+	v.nodeStatusChecks(status)
 	cidrs := stringsOf(spec, "podCIDRs")
 	for i, c := range cidrs {
 		v.problems(index("spec.podCIDRs", i), c, legacyCIDRProblems(c))
