@@ -21,6 +21,7 @@
 //   - validate.go: one policy's validations, messages and audit
 //     annotations for one param.
 //   - request.go: the request and namespaceObject variables.
+//     namespace_type.go: namespaceObject's declared type.
 //   - authz.go: the authorizer variables.
 //   - dispatch.go: Dispatcher, every policy and binding against one
 //     request, and the refusal.

@@ -28,7 +28,8 @@
 // never-omitted optional fields; zz_generated_omitted.go, written by
 // e2e/gotypes from the Go types, the fields whose zero value is
 // omitted), registry.go (PrepareCreate,
-// PrepareUpdate: Secret stringData, Job selectors, finalizers, Node taint),
+// PrepareUpdate: Secret stringData, Job selectors, finalizers, Node taint,
+// ResourceSlice gated fields),
 // registry_pod.go (a new Pod's status, QoS class, tolerations,
 // priority and the label keys merged into its affinity and spread
 // selectors), service_alloc.go (cluster IPs and node ports),
@@ -51,6 +52,11 @@
 // (flow schemas, priority levels), validate_resource.go (device classes,
 // claims, claim templates, resource slices, device taint rules),
 // validate_device.go (a resource slice's devices),
+// validate_device_counters.go (shared counters, counter consumption,
+// binding conditions), validate_device_capacity.go (consumable capacity
+// request policies), resource_slice_gates.go (the slice fields of gates
+// off in 1.37, dropped), validate_node_annotations.go (a Node's taints
+// and preferAvoidPods annotations, swap capacity, declared features),
 // validate_network.go (service CIDRs, IP addresses, ingress classes),
 // validate_topology.go (a StorageClass's allowed topologies)
 // (each kind's rules), resource_requirements.go (a container's resource
