@@ -97,17 +97,10 @@ func TestBuiltinStatusWrites(t *testing.T) {
 			if deleting {
 				// The fake server's namespace controller has emptied the
 				// namespace and taken its kubernetes finalizer; a real
-				// server without a controller manager has not. The
-				// grace period a namespace's deletion records is not a
-				// status matter either.
-				opts.IgnorePaths = []string{"spec.finalizers", "metadata.deletionGracePeriodSeconds"}
+				// server without a controller manager has not.
+				opts.IgnorePaths = []string{"spec.finalizers"}
 			}
 			switch kind {
-			case "CertificateSigningRequest":
-				// The real CSR strategies reset spec and status from
-				// managedFields (no entry on create); the fake server
-				// records them: not a status matter.
-				opts.IgnorePaths = []string{"metadata.managedFields"}
 			case "APIService":
 				// The real server's availability controller has set the
 				// Available condition before the write, so the write's

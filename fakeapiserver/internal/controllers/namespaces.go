@@ -70,10 +70,11 @@ func (s *Controllers) namespaceDeleteHook(ctx context.Context, res *registry.Res
 	terminating := cur
 	if cur.Meta.DeletionTimestamp == nil {
 		next, err := Rewritten(res, cur, true, func(m *meta.ObjectMeta, rest []jsonv.Member) ([]jsonv.Member, bool) {
+			// A namespace marked for deletion has no grace period, as
+			// on the real server: its finalizers hold it.
 			t := meta.NewTime(s.now())
 			m.DeletionTimestamp = &t
-			zero := int64(0)
-			m.DeletionGracePeriodSeconds = &zero
+			m.DeletionGracePeriodSeconds = nil
 			return storage.SetStatusPhase(rest, "Terminating"), true
 		})
 		if err != nil {
