@@ -100,14 +100,18 @@ func newWatcher[T any](ctx context.Context, body io.ReadCloser, frames FrameRead
 // once, when the watch ends.
 func (w *streamWatcher[T]) ResultChan() <-chan Event[T] { return w.result }
 
-// Stop ends the watch: it closes the body (unblocking a pending read) and
+// Stop ends the watch: it closes the body (unblocking a pending read),
 // waits until the reading goroutine has ended and the result channel is
-// closed. It is idempotent and safe to call from any goroutine, including
-// the one receiving events.
+// closed, and drops the events decoded ahead that nobody received, so
+// that a receive after Stop finds the channel closed. It is idempotent
+// and safe to call from any goroutine, including the one receiving
+// events.
 func (w *streamWatcher[T]) Stop() {
 	w.stopOnce.Do(func() { close(w.stop) })
 	w.closeBody()
 	<-w.done
+	for range w.result {
+	}
 }
 
 // closeBody closes the body once.
