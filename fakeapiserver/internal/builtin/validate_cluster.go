@@ -223,7 +223,13 @@ func (v *validator) endpointPort(p string, port *jsonv.Value, named bool) {
 	n, _ := integer(port, "port")
 	v.portRange(p+".port", n)
 	v.protocol(p+".protocol", str(port, "protocol"))
+	v.appProtocol(p+".appProtocol", port)
+}
+
+// appProtocol checks a port's appProtocol, a pointer in the API types: a
+// given empty string is checked, and refused, as any other value.
+func (v *validator) appProtocol(field string, port *jsonv.Value) {
 	if ap := port.Get("appProtocol"); ap != nil && ap.Kind == jsonv.String {
-		v.problems(p+".appProtocol", ap.Str, qualifiedNameProblems(ap.Str))
+		v.problems(field, ap.Str, qualifiedNameProblems(ap.Str))
 	}
 }

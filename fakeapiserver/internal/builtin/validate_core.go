@@ -53,6 +53,7 @@ func validateService(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		v.portRange(path+".port", port)
 		v.protocol(path+".protocol", str(p, "protocol"))
 		v.handlerPort(path+".targetPort", p.Get("targetPort"))
+		v.appProtocol(path+".appProtocol", p)
 		if np, _ := integer(p, "nodePort"); np != 0 && (typ == "ClusterIP" || typ == "ExternalName") {
 			v.forbidden(path+".nodePort", "may not be used when `type` is '"+typ+"'")
 		}

@@ -257,6 +257,7 @@ func validateEndpointSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		if proto := str(p, "protocol"); proto != "" {
 			v.protocol(pp+".protocol", proto)
 		}
+		v.appProtocol(pp+".appProtocol", p)
 	}
 }
 
