@@ -103,21 +103,27 @@ func FieldNotSupported(field, value string, supported ...string) FieldError {
 }
 
 // Invalid is the 422 for field errors on an object of kind groupKind
-// ("Pod", "Deployment.apps").
+// ("Pod", "Deployment.apps"). An error equal to an earlier one (type,
+// field and message) is left out, as the real server leaves it out.
 func Invalid(group, kind, name string, errs []FieldError) *meta.Status {
 	qualified := kind
 	if group != "" {
 		qualified = kind + "." + group
 	}
+	// A validator that checks one rule twice reports the same error
+	// twice; the real server answers with it once, in the message and
+	// in the causes.
 	var msgs []string
-	seen := map[string]bool{}
+	seen := map[meta.StatusCause]bool{}
 	causes := make([]meta.StatusCause, 0, len(errs))
 	for _, e := range errs {
-		causes = append(causes, meta.StatusCause{Type: e.Type, Message: e.body(), Field: e.Field})
-		if m := e.String(); !seen[m] {
-			seen[m] = true
-			msgs = append(msgs, m)
+		c := meta.StatusCause{Type: e.Type, Message: e.body(), Field: e.Field}
+		if seen[c] {
+			continue
 		}
+		seen[c] = true
+		causes = append(causes, c)
+		msgs = append(msgs, e.String())
 	}
 	msg := fmt.Sprintf("%s %q is invalid", qualified, name)
 	switch len(msgs) {
