@@ -222,43 +222,6 @@ func (v *validator) successPolicy(p string, spec, sp *jsonv.Value) {
 	}
 }
 
-// indexesTotal reads a list of indexes ("1,3-5") below completions, in
-// increasing order, and returns how many it holds.
-func indexesTotal(s string, completions int64) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	var total int64
-	last := int64(-1)
-	for _, interval := range strings.Split(s, ",") {
-		parts := strings.Split(interval, "-")
-		if len(parts) > 2 {
-			return 0, fmt.Errorf("the fragment %q violates the requirement that an index interval can have at most two parts separated by '-'", interval)
-		}
-		bounds := make([]int64, len(parts))
-		for i, part := range parts {
-			n, err := strconv.Atoi(part)
-			if err != nil {
-				return 0, fmt.Errorf("cannot convert string to integer for index: %q", part)
-			}
-			if int64(n) >= completions {
-				return 0, fmt.Errorf("too large index: %q", part)
-			}
-			bounds[i] = int64(n)
-		}
-		x, y := bounds[0], bounds[len(bounds)-1]
-		if len(bounds) == 2 && x >= y {
-			return 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", x, y)
-		}
-		if last >= 0 && last >= x {
-			return 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", last, x)
-		}
-		total += y - x + 1
-		last = y
-	}
-	return total, nil
-}
-
 // shownSuccessPolicy renders a success policy as the real server shows
 // its Go struct in a message.
 func shownSuccessPolicy(sp *jsonv.Value) string {

@@ -152,6 +152,11 @@ func jobStatus(v *validator, _ *meta.ObjectMeta, obj, old *jsonv.Value) {
 	if failedIndexesChanged && !perIndex && failedIndexes != nil {
 		v.invalid("status.failedIndexes", failedIndexes.Str, "cannot set non-null failedIndexes when backoffLimitPerIndex is null")
 	}
+	if (failedIndexesChanged || completedIndexesChanged) && hasCompletions && failedIndexes != nil {
+		if err := indexesOverlap(str(status, "completedIndexes"), failedIndexes.Str, completions); err != nil {
+			v.invalid("status.failedIndexes", failedIndexes.Str, err.Error())
+		}
+	}
 	if n, ok := integer(status, "terminating"); (finishedChanged || changed("terminating")) && ok && n > 0 && j.finished() {
 		v.invalidRaw("status.terminating", strconv.FormatInt(n, 10), "terminating>0 is invalid for finished job")
 	}
