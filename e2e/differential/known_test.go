@@ -14,7 +14,6 @@ func accepted(what string) string { return "docs/fidelity.md, accepted: " + what
 var known = []Known{
 	{`label selector`, `^message$`, openDifference("label selector parse errors")},
 	{`TestWatchValidation: resourceVersion=abc`, `^(status code|code|message|reason)$`, accepted("a watch at resourceVersion=abc is a 400 BadRequest (real: 500 without a reason)")},
-	{`finalizer|second delete`, `managedFields`, openDifference("managedFields in the answer to a DELETE held by finalizers")},
 	{`wrong kind|malformed body|NotAcceptable 406|Invalid 422: bad label value`, `^(message|details|details\.causes\[0\]\.message)$`, openDifference("Status message wording")},
 	// In TestKubectl, Where is "TestKubectl: kubectl <step>" and Path
 	// "<METHOD path?query>.<JSON path>" (or "requests", "output").
