@@ -208,6 +208,7 @@ func (v *validator) containers(path string, spec *jsonv.Value, k string, vols ma
 		} else {
 			names[name] = true
 		}
+		v.containerLifecycle(p, c, spec, k == "initContainers")
 		for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
 			if pr := present(c, probe); pr != nil {
 				v.probe(p+"."+probe, pr)
@@ -354,8 +355,10 @@ func (v *validator) probe(path string, p *jsonv.Value) {
 		}
 		handlers++
 		switch h {
-		case "httpGet", "tcpSocket":
-			v.handlerPort(path+"."+h+".port", hv.Get("port"))
+		case "httpGet":
+			v.httpGetAction(path+".httpGet", hv)
+		case "tcpSocket":
+			v.handlerPort(path+".tcpSocket.port", hv.Get("port"))
 		case "grpc":
 			if n, ok := integer(hv, "port"); ok {
 				v.portRange(path+".grpc.port", n)
