@@ -200,7 +200,7 @@ func (v *validator) containers(path string, spec *jsonv.Value, k string, vols ma
 	names := map[string]bool{}
 	for i, c := range list {
 		p := index(path, i)
-		v.container(p, c, vols, hostUsers)
+		v.container(p, c, spec, vols, hostUsers)
 		v.resizePolicy(p+".resizePolicy", c, str(spec, "restartPolicy"), k == "initContainers")
 		name := str(c, "name")
 		if names[name] {
@@ -217,9 +217,9 @@ func (v *validator) containers(path string, spec *jsonv.Value, k string, vols ma
 	}
 }
 
-// container checks what init and regular containers share; hostUsers
-// says whether the pod runs in the host's user namespace.
-func (v *validator) container(p string, c *jsonv.Value, vols map[string]bool, hostUsers bool) {
+// container checks what init and regular containers share; spec is the
+// pod's, hostUsers says whether it runs in the host's user namespace.
+func (v *validator) container(p string, c, spec *jsonv.Value, vols map[string]bool, hostUsers bool) {
 	name := str(c, "name")
 	if name == "" {
 		v.required(p+".name", "")
@@ -238,7 +238,9 @@ func (v *validator) container(p string, c *jsonv.Value, vols map[string]bool, ho
 	}
 	v.containerPorts(p+".ports", c)
 	v.env(p+".env", c)
+	v.envFrom(p+".envFrom", c)
 	v.volumeMounts(p+".volumeMounts", c, vols)
+	v.volumeDevices(p+".volumeDevices", c, spec)
 	switch pp := str(c, "imagePullPolicy"); pp {
 	case "Always", "IfNotPresent", "Never":
 	case "":
@@ -338,6 +340,18 @@ func (v *validator) volumeMounts(path string, c *jsonv.Value, vols map[string]bo
 			v.invalid(p+".mountPath", mp, "must be unique")
 		}
 		paths[mp] = true
+		for _, d := range items(c, "volumeDevices") {
+			if str(d, "name") == name {
+				v.invalid(p+".name", name, "must not already exist in volumeDevices")
+				break
+			}
+		}
+		for _, d := range items(c, "volumeDevices") {
+			if str(d, "devicePath") == mp {
+				v.invalid(p+".mountPath", mp, "must not already exist as a path in volumeDevices")
+				break
+			}
+		}
 	}
 }
 
