@@ -68,8 +68,10 @@ func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
 		ct := str(g, "conditionType")
 		v.problems(index(path+".readinessGates", i)+".conditionType", ct, qualifiedNameProblems(ct))
 	}
+	v.schedulingGates(path+".schedulingGates", spec)
 	v.windowsHostProcess(path, spec)
 	v.userNamespace(path, spec)
+	v.hostnameOverride(path, spec)
 	v.podOS(path, spec)
 }
 
