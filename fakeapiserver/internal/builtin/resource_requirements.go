@@ -92,6 +92,12 @@ func shownQuantity(q *jsonv.Value) string {
 // quantities of its limits and requests, and that a request stays within
 // its limit (equals it for a resource that cannot be overcommitted).
 func (v *validator) resources(path string, res *jsonv.Value) {
+	v.requirements(path, res, v.containerResourceName)
+}
+
+// requirements checks resource requirements as resources does, with
+// name checking each resource name.
+func (v *validator) requirements(path string, res *jsonv.Value, name func(p, name string)) {
 	if res == nil {
 		return
 	}
@@ -99,7 +105,7 @@ func (v *validator) resources(path string, res *jsonv.Value) {
 	cpuOrMemory, huge := false, false
 	if lims != nil {
 		for i := range lims.Obj {
-			v.resourceEntry(path+".limits", &lims.Obj[i], &huge, &cpuOrMemory)
+			v.resourceEntry(path+".limits", &lims.Obj[i], name, &huge, &cpuOrMemory)
 		}
 	}
 	if reqs == nil {
@@ -108,7 +114,7 @@ func (v *validator) resources(path string, res *jsonv.Value) {
 	}
 	for i := range reqs.Obj {
 		m := &reqs.Obj[i]
-		v.resourceEntry(path+".requests", m, &huge, &cpuOrMemory)
+		v.resourceEntry(path+".requests", m, name, &huge, &cpuOrMemory)
 		overcommit := isNativeResource(m.Key) && !isHugePages(m.Key)
 		var lim *jsonv.Value
 		if lims != nil {
@@ -137,9 +143,9 @@ func (v *validator) resources(path string, res *jsonv.Value) {
 
 // resourceEntry checks one entry of a list of limits or requests and
 // notes whether it asks for huge pages, cpu or memory.
-func (v *validator) resourceEntry(list string, m *jsonv.Member, huge, cpuOrMemory *bool) {
+func (v *validator) resourceEntry(list string, m *jsonv.Member, name func(p, name string), huge, cpuOrMemory *bool) {
 	p := key(list, m.Key)
-	v.containerResourceName(p, m.Key)
+	name(p, m.Key)
 	v.resourceQuantity(p, m.Key, &m.Value)
 	*huge = *huge || isHugePages(m.Key)
 	*cpuOrMemory = *cpuOrMemory || m.Key == "cpu" || m.Key == "memory"

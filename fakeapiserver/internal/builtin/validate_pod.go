@@ -26,6 +26,7 @@ func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
 	vols := v.volumes(path+".volumes", spec)
 	v.containers(path+".containers", spec, "containers", vols, true)
 	v.containers(path+".initContainers", spec, "initContainers", vols, false)
+	v.podResources(path, spec)
 	switch rp := str(spec, "restartPolicy"); rp {
 	case "Always", "OnFailure", "Never":
 	case "":
@@ -251,6 +252,7 @@ func (v *validator) container(p string, c, spec *jsonv.Value, vols map[string]bo
 		v.notSupported(p+".imagePullPolicy", pp, "Always", "IfNotPresent", "Never")
 	}
 	v.resources(p+".resources", present(c, "resources"))
+	v.resourceClaimNames(p+".resources.claims", sub(c, "resources"), spec)
 	v.containerSecurityContext(p+".securityContext", c, hostUsers)
 }
 
