@@ -45,6 +45,11 @@
 // validate_pod_scheduling.go (affinity, topology spread),
 // validate_pod_security.go (pod and container security contexts;
 // shown_security_context.go quotes one as the real server does),
+// validate_pod_lifecycle.go (lifecycle hooks, HTTP handlers),
+// validate_pod_envfrom.go, validate_pod_devices.go (volumeDevices),
+// validate_pod_gates.go (scheduling gates, hostnameOverride),
+// validate_pod_resources.go (pod-level resources, resource claim
+// references; pod_resource_sum.go adds the containers' quantities up),
 // validate_pod_os.go (what spec.os.name forbids), validate_windows_options.go
 // (Windows options, HostProcess), validate_workloads.go,
 // validate_core.go, validate_other.go, validate_admission.go (webhook
