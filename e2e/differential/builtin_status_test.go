@@ -2,8 +2,6 @@ package differential
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -37,24 +35,8 @@ func jsonPatchStatus(t *testing.T, status any) string {
 // when there is one cause).
 func TestBuiltinStatusWrites(t *testing.T) {
 	c := builtinCase(t, "e2e-statuswrites")
-	data, err := os.ReadFile(filepath.Join(builtinTestdata, "validation_status.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases map[string]statusCase
-	if err := json.Unmarshal(data, &cases); err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) == 0 {
-		t.Fatal("no status cases")
-	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range cases {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	cases, names := recordedCases[statusCase](t, "validation_status.json")
+	for _, name := range names {
 		tc := cases[name]
 		kind, _ := tc.Created["kind"].(string)
 		if kind == "Service" {

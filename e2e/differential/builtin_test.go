@@ -3,6 +3,7 @@ package differential
 import (
 	"encoding/json"
 	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,4 +167,23 @@ func causeSet(r *Response) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// recordedCases reads file, a JSON object of the fake server's recorded
+// cases by name from builtinTestdata, and returns them with their names
+// in order; a file without cases fails the test.
+func recordedCases[T any](t *testing.T, file string) (map[string]T, []string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(builtinTestdata, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases map[string]T
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatalf("no cases in %s", file)
+	}
+	return cases, slices.Sorted(maps.Keys(cases))
 }

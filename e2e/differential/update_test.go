@@ -2,8 +2,6 @@ package differential
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,24 +36,8 @@ var updatePatches = map[string]string{
 // cause and it quotes no dump).
 func TestBuiltinUpdates(t *testing.T) {
 	c := builtinCase(t, "e2e-updates")
-	data, err := os.ReadFile(filepath.Join(builtinTestdata, "validation_update.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases map[string]updateCase
-	if err := json.Unmarshal(data, &cases); err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) == 0 {
-		t.Fatal("no update cases")
-	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range cases {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	cases, names := recordedCases[updateCase](t, "validation_update.json")
+	for _, name := range names {
 		tc := cases[name]
 		if tc.Created["kind"] == "Service" {
 			// The recorded address and node ports may be held on the
