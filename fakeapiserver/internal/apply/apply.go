@@ -83,15 +83,7 @@ func Apply(live jsonv.Value, config []byte, t Type, r Request) (*Result, error) 
 			entries = nil
 		}
 		if len(entries) == 0 {
-			// Fields set before anyone applied belong to a placeholder
-			// updater, so the first apply cannot silently take them:
-			// what an update from an empty object to the live one
-			// would own, the maps it creates included.
-			before := diff(jsonv.NewObject(), lo, t, &r).changed
-			if len(before) > 0 {
-				now := r.Now.UTC().Truncate(time.Second)
-				entries = []*entry{{Manager: "before-first-apply", Operation: "Update", APIVersion: r.APIVersion, Set: before, Time: &now}}
-			}
+			entries = beforeFirstApply(lo, t, &r)
 		}
 	}
 
@@ -234,4 +226,18 @@ func objectName(obj jsonv.Value) string {
 		return "/"
 	}
 	return str(*md, "namespace") + "/" + str(*md, "name")
+}
+
+// beforeFirstApply returns the entry that owns the fields of live, an
+// object nobody has applied to and that holds no managedFields: a
+// placeholder updater, so that the first apply cannot silently take
+// them. It owns what an update from an empty object to live would, the
+// maps it creates included; none when live holds nothing ownable.
+func beforeFirstApply(live jsonv.Value, t Type, r *Request) []*entry {
+	before := diff(jsonv.NewObject(), live, t, r).changed
+	if len(before) == 0 {
+		return nil
+	}
+	now := r.Now.UTC().Truncate(time.Second)
+	return []*entry{{Manager: "before-first-apply", Operation: "Update", APIVersion: r.APIVersion, Set: before, Time: &now}}
 }

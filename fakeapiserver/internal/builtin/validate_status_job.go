@@ -86,7 +86,6 @@ func jobStatus(v *validator, _ *meta.ObjectMeta, obj, old *jsonv.Value) {
 	startChanged := !sameTime(status, oldStatus, "startTime")
 	completionChanged := !sameTime(status, oldStatus, "completionTime")
 	failedIndexesChanged := changed("failedIndexes")
-	completedIndexesChanged := str(status, "completedIndexes") != str(oldStatus, "completedIndexes")
 	activeChanged := changed("active")
 	indexed := str(spec, "completionMode") == "Indexed"
 	active, _ := integer(status, "active")
@@ -131,32 +130,7 @@ func jobStatus(v *validator, _ *meta.ObjectMeta, obj, old *jsonv.Value) {
 		len(stringsOf(uncounted, "failed"))+len(stringsOf(uncounted, "succeeded")) > 0 {
 		v.invalidRaw("status.uncountedTerminatedPods", shownUncounted(uncounted), "must be empty for finished job")
 	}
-	_, perIndex := integer(spec, "backoffLimitPerIndex")
-	failedIndexes := status.Get("failedIndexes")
-	if failedIndexes != nil && failedIndexes.Kind != jsonv.String {
-		failedIndexes = nil
-	}
-	if completedIndexesChanged && hasCompletions {
-		if _, err := indexesTotal(str(status, "completedIndexes"), completions); err != nil {
-			v.invalid("status.completedIndexes", str(status, "completedIndexes"), "error parsing completedIndexes: "+err.Error())
-		}
-	}
-	if failedIndexesChanged && hasCompletions && perIndex && failedIndexes != nil {
-		if _, err := indexesTotal(failedIndexes.Str, completions); err != nil {
-			v.invalid("status.failedIndexes", failedIndexes.Str, "error parsing failedIndexes: "+err.Error())
-		}
-	}
-	if completedIndexesChanged && str(status, "completedIndexes") != "" && !indexed {
-		v.invalid("status.completedIndexes", str(status, "completedIndexes"), "cannot set non-empty completedIndexes when non-indexed completion mode")
-	}
-	if failedIndexesChanged && !perIndex && failedIndexes != nil {
-		v.invalid("status.failedIndexes", failedIndexes.Str, "cannot set non-null failedIndexes when backoffLimitPerIndex is null")
-	}
-	if (failedIndexesChanged || completedIndexesChanged) && hasCompletions && failedIndexes != nil {
-		if err := indexesOverlap(str(status, "completedIndexes"), failedIndexes.Str, completions); err != nil {
-			v.invalid("status.failedIndexes", failedIndexes.Str, err.Error())
-		}
-	}
+	jobStatusIndexes(v, spec, status, oldStatus, indexed)
 	if n, ok := integer(status, "terminating"); (finishedChanged || changed("terminating")) && ok && n > 0 && j.finished() {
 		v.invalidRaw("status.terminating", strconv.FormatInt(n, 10), "terminating>0 is invalid for finished job")
 	}
@@ -239,4 +213,40 @@ func shownUncounted(u *jsonv.Value) string {
 		o.Set(k[0], val)
 	}
 	return string(jsonv.Marshal(o))
+}
+
+// jobStatusIndexes checks an Indexed Job's completed and failed indexes
+// when a status write changes them: each list parses within completions,
+// completedIndexes only for an Indexed Job, failedIndexes only with
+// backoffLimitPerIndex, and no index in both.
+func jobStatusIndexes(v *validator, spec, status, oldStatus *jsonv.Value, indexed bool) {
+	failedIndexesChanged := !same(status, oldStatus, "failedIndexes")
+	completedIndexesChanged := str(status, "completedIndexes") != str(oldStatus, "completedIndexes")
+	completions, hasCompletions := integer(spec, "completions")
+	_, perIndex := integer(spec, "backoffLimitPerIndex")
+	failedIndexes := status.Get("failedIndexes")
+	if failedIndexes != nil && failedIndexes.Kind != jsonv.String {
+		failedIndexes = nil
+	}
+	if completedIndexesChanged && hasCompletions {
+		if _, err := indexesTotal(str(status, "completedIndexes"), completions); err != nil {
+			v.invalid("status.completedIndexes", str(status, "completedIndexes"), "error parsing completedIndexes: "+err.Error())
+		}
+	}
+	if failedIndexesChanged && hasCompletions && perIndex && failedIndexes != nil {
+		if _, err := indexesTotal(failedIndexes.Str, completions); err != nil {
+			v.invalid("status.failedIndexes", failedIndexes.Str, "error parsing failedIndexes: "+err.Error())
+		}
+	}
+	if completedIndexesChanged && str(status, "completedIndexes") != "" && !indexed {
+		v.invalid("status.completedIndexes", str(status, "completedIndexes"), "cannot set non-empty completedIndexes when non-indexed completion mode")
+	}
+	if failedIndexesChanged && !perIndex && failedIndexes != nil {
+		v.invalid("status.failedIndexes", failedIndexes.Str, "cannot set non-null failedIndexes when backoffLimitPerIndex is null")
+	}
+	if (failedIndexesChanged || completedIndexesChanged) && hasCompletions && failedIndexes != nil {
+		if err := indexesOverlap(str(status, "completedIndexes"), failedIndexes.Str, completions); err != nil {
+			v.invalid("status.failedIndexes", failedIndexes.Str, err.Error())
+		}
+	}
 }
