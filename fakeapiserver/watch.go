@@ -212,6 +212,7 @@ func (s *Server) runWatch(ctx context.Context, wr watchRequest, sink eventSink) 
 	o := wr.opts
 	defer s.store.Unregister(reg.Watcher)
 	reg.Watcher.SetAbort(sink.abort)
+	defer reg.Watcher.SetAbort(nil)
 	sink.begin()
 
 	st := &watchStream{s: s, wr: wr, sink: sink, w: reg.Watcher, lastRV: reg.SnapshotRV, minRV: reg.SnapshotRV, apiVer: request.GV(wr.res.Group, wr.version)}

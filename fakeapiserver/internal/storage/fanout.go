@@ -113,13 +113,16 @@ func (w *Watcher) Reason() StopReason {
 	return w.reason
 }
 
-// interrupt unblocks a write in progress, if the handler registered a way.
+// interrupt unblocks a write in progress, if the handler registered a
+// way. It calls abort under mu, so that once the handler has cleared it
+// (SetAbort(nil) as it returns) no call can still reach a response the
+// HTTP server has finished with; abort only sets a deadline, which does
+// not wait for the handler.
 func (w *Watcher) interrupt() {
 	w.mu.Lock()
-	abort := w.abort
-	w.mu.Unlock()
-	if abort != nil {
-		abort()
+	defer w.mu.Unlock()
+	if w.abort != nil {
+		w.abort()
 	}
 }
 
@@ -159,7 +162,8 @@ func (w *Watcher) StallChan() chan struct{} {
 }
 
 // SetAbort registers how to interrupt the handler's write in progress
-// (a write blocked on a client that does not read).
+// (a write blocked on a client that does not read); the handler clears
+// it with nil before it returns.
 func (w *Watcher) SetAbort(f func()) {
 	w.mu.Lock()
 	w.abort = f
