@@ -33,48 +33,37 @@ func arrayLen(obj *jsonv.Value, key string) int {
 // sharedCounters checks a slice's counter sets: at most eight, each with
 // a unique name and counters, named as DNS labels.
 func (v *validator) sharedCounters(p string, spec *jsonv.Value) {
-	if n := arrayLen(spec, "sharedCounters"); n > maxCounterSets {
-		v.tooMany(p, n, maxCounterSets)
-		return
-	}
-	seen := map[string]bool{}
-	for i, set := range items(spec, "sharedCounters") {
-		sp := index(p, i)
-		name := str(set, "name")
-		if name == "" {
-			v.required(sp+".name", "")
-		} else {
-			v.problems(sp+".name", name, validation.ContentLabelProblems(name))
-		}
-		v.counters(sp+".counters", set, maxCountersPerSet)
-		if seen[name] {
-			v.add(FieldError{Type: meta.CauseFieldValueDuplicate, Field: sp, Value: counterItemJSON(set, "name")})
-		}
-		seen[name] = true
-	}
+	v.counterSets(p, spec, "sharedCounters", "name", maxCounterSets, maxCountersPerSet)
 }
 
 // consumesCounters checks the counters a device consumes: at most two
 // entries, each naming a unique counter set and its counters.
 func (v *validator) consumesCounters(p string, d *jsonv.Value) {
-	if n := arrayLen(d, "consumesCounters"); n > maxConsumptionsPerDevice {
-		v.tooMany(p, n, maxConsumptionsPerDevice)
+	v.counterSets(p, d, "consumesCounters", "counterSet", maxConsumptionsPerDevice, maxCountersPerConsumption)
+}
+
+// counterSets checks obj's list key of counter sets: at most most
+// entries, each with a unique name (under nameKey, a DNS label) and at
+// most perSet counters.
+func (v *validator) counterSets(p string, obj *jsonv.Value, key, nameKey string, most, perSet int) {
+	if n := arrayLen(obj, key); n > most {
+		v.tooMany(p, n, most)
 		return
 	}
 	seen := map[string]bool{}
-	for i, c := range items(d, "consumesCounters") {
-		cp := index(p, i)
-		set := str(c, "counterSet")
-		if set == "" {
-			v.required(cp+".counterSet", "")
+	for i, set := range items(obj, key) {
+		sp := index(p, i)
+		name := str(set, nameKey)
+		if name == "" {
+			v.required(sp+"."+nameKey, "")
 		} else {
-			v.problems(cp+".counterSet", set, validation.ContentLabelProblems(set))
+			v.problems(sp+"."+nameKey, name, validation.ContentLabelProblems(name))
 		}
-		v.counters(cp+".counters", c, maxCountersPerConsumption)
-		if seen[set] {
-			v.add(FieldError{Type: meta.CauseFieldValueDuplicate, Field: cp, Value: counterItemJSON(c, "counterSet")})
+		v.counters(sp+".counters", set, perSet)
+		if seen[name] {
+			v.add(FieldError{Type: meta.CauseFieldValueDuplicate, Field: sp, Value: counterItemJSON(set, nameKey)})
 		}
-		seen[set] = true
+		seen[name] = true
 	}
 }
 
