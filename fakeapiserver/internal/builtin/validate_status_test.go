@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"encoding/json"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -27,11 +26,7 @@ type statusCase struct {
 }
 
 func TestValidateStatusMatchesRealServer(t *testing.T) {
-	data, err := os.ReadFile("testdata/validation_status.json")
-	require.NoError(t, err)
-	var cases map[string]statusCase
-	require.NoError(t, json.Unmarshal(data, &cases))
-	require.NotEmpty(t, cases)
+	cases := recordedCases[statusCase](t, "validation_status.json")
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			m, old, gvk := loadBytes(t, tc.Created)

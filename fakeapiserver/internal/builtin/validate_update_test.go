@@ -37,11 +37,7 @@ var serviceAnswerKeys = []string{"type", "clusterIP", "clusterIPs", "ipFamilies"
 var diffMessages = map[string]bool{"job-template": true, "pod-spec": true, "pvc-spec": true}
 
 func TestValidateUpdateMatchesRealServer(t *testing.T) {
-	data, err := os.ReadFile("testdata/validation_update.json")
-	require.NoError(t, err)
-	var cases map[string]updateCase
-	require.NoError(t, json.Unmarshal(data, &cases))
-	require.NotEmpty(t, cases)
+	cases := recordedCases[updateCase](t, "validation_update.json")
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, old, gvk := loadBytes(t, tc.Created)
@@ -98,4 +94,16 @@ func dryRunUpdateErrors(t *testing.T, m *meta.ObjectMeta, obj, old *jsonv.Value)
 		return inv.Errors
 	}
 	return nil
+}
+
+// recordedCases reads testdata/file, a JSON object of cases recorded
+// from the real server by name; a file without cases fails the test.
+func recordedCases[T any](t *testing.T, file string) map[string]T {
+	t.Helper()
+	data, err := os.ReadFile("testdata/" + file)
+	require.NoError(t, err)
+	var cases map[string]T
+	require.NoError(t, json.Unmarshal(data, &cases))
+	require.NotEmpty(t, cases)
+	return cases
 }
