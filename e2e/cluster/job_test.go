@@ -49,7 +49,7 @@ func TestJob(t *testing.T) {
 				t.Fatalf("%s: create job %s: %v", s.Name, j.Name, err)
 			}
 		}
-		for _, j := range []struct{ name, cond string }{{"ok", "Complete"}, {"bad", "Failed"}} {
+		for _, j := range []struct{ name, cond, event string }{{"ok", "Complete", "Completed"}, {"bad", "Failed", "BackoffLimitExceeded"}} {
 			var got *batchv1.Job
 			s.Await(t, "job "+j.name+" "+j.cond, func(ctx context.Context) (bool, error) {
 				var err error
@@ -59,6 +59,9 @@ func TestJob(t *testing.T) {
 				}
 				return hasJobCondition(got, j.cond) && got.Status.Active == 0 && ptr.Deref(got.Status.Terminating, 0) == 0, nil
 			})
+			// The controller reports a finished Job after it writes the
+			// condition, so the event is awaited too.
+			awaitEvent(t, s, "Job", j.name, j.event)
 			s.Rec.Step("job "+j.name+" finished", jobStatus(got))
 			s.Rec.Step("job "+j.name+" pods", jobPods(t, s, j.name))
 		}

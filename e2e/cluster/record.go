@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"sort"
@@ -53,6 +54,21 @@ func (r *Recorder) Last(key string) string {
 		return ""
 	}
 	return s[len(s)-1]
+}
+
+// Any reports whether some state of some key satisfies match, before
+// aliasing.
+func (r *Recorder) Any(match func(key, state string) bool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, seq := range r.seqs {
+		for _, st := range seq {
+			if match(k, st) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Step appends state to key's sequence: a snapshot after an awaited step.
@@ -192,4 +208,19 @@ func followEvents(t *testing.T, s *Side, kinds ...string) {
 	if err != nil {
 		t.Fatalf("%s: follow events: %v", s.Name, err)
 	}
+}
+
+// awaitEvent waits until the events informer of followEvents has
+// delivered an Event with reason about the object of kind: once it has,
+// the event is in the recording, which listing the server's events would
+// not promise.
+func awaitEvent(t *testing.T, s *Side, kind, name, reason string) {
+	t.Helper()
+	prefix := "events " + kind + "/" + name + " by "
+	s.Await(t, "a "+reason+" event about "+kind+" "+name, func(context.Context) (bool, error) {
+		return s.Rec.Any(func(key, state string) bool {
+			f := strings.Fields(state)
+			return strings.HasPrefix(key, prefix) && len(f) > 1 && f[1] == reason
+		}), nil
+	})
 }

@@ -40,10 +40,13 @@ func TestUnschedulable(t *testing.T) {
 			awaitPod(t, s, name, "not scheduled", func(p *corev1.Pod) bool {
 				return podCondition(p, corev1.PodScheduled) == corev1.ConditionFalse
 			})
-			awaitEvent(t, s, name, "FailedScheduling")
+			awaitEvent(t, s, "Pod", name, "FailedScheduling")
 		}
 		awaitPod(t, s, "fits", "ready", func(p *corev1.Pod) bool { return podCondition(p, corev1.PodReady) == corev1.ConditionTrue })
-		awaitEvent(t, s, "fits", "Scheduled")
+		awaitEvent(t, s, "Pod", "fits", "Scheduled")
+		// The kubelet reports the container's start after the pod's
+		// readiness, so its last event is awaited, not assumed.
+		awaitEvent(t, s, "Pod", "fits", "Started")
 		for _, name := range []string{"big", "picky", "fits"} {
 			p, err := s.Client.CoreV1().Pods(s.Namespace).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
@@ -79,19 +82,5 @@ func awaitPod(t *testing.T, s *Side, name, what string, cond func(*corev1.Pod) b
 			return false, err
 		}
 		return cond(p), nil
-	})
-}
-
-// awaitEvent waits for an Event with reason about the pod.
-func awaitEvent(t *testing.T, s *Side, pod, reason string) {
-	t.Helper()
-	s.Await(t, "a "+reason+" event about pod "+pod, func(ctx context.Context) (bool, error) {
-		list, err := s.Client.CoreV1().Events(s.Namespace).List(ctx, metav1.ListOptions{
-			FieldSelector: "involvedObject.kind=Pod,involvedObject.name=" + pod + ",reason=" + reason,
-		})
-		if err != nil {
-			return false, err
-		}
-		return len(list.Items) > 0, nil
 	})
 }
