@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -198,10 +199,12 @@ func follow[T metav1.Object](inf cache.SharedIndexInformer, rec *Recorder, key s
 func followEvents(t *testing.T, s *Side, kinds ...string) {
 	t.Helper()
 	inf := s.Informers.Core().V1().Events().Informer()
+	s.events.kinds = kinds
 	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if e, ok := obj.(*corev1.Event); ok && slices.Contains(kinds, e.InvolvedObject.Kind) {
 				s.Rec.Step(event(e))
+				s.events.delivered(e.UID)
 			}
 		},
 	})
@@ -222,5 +225,52 @@ func awaitEvent(t *testing.T, s *Side, kind, name, reason string) {
 			f := strings.Fields(state)
 			return strings.HasPrefix(key, prefix) && len(f) > 1 && f[1] == reason
 		}), nil
+	})
+}
+
+// followedEvents is what followEvents has delivered, by UID, so that a
+// scenario's end can wait for the events the server already holds.
+type followedEvents struct {
+	kinds []string
+	mu    sync.Mutex
+	uids  map[types.UID]bool
+}
+
+func (f *followedEvents) delivered(uid types.UID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.uids == nil {
+		f.uids = map[types.UID]bool{}
+	}
+	f.uids[uid] = true
+}
+
+func (f *followedEvents) has(uid types.UID) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.uids[uid]
+}
+
+// settleEvents waits, when the scenario follows events, until every Event
+// of a followed kind the server holds has reached the recording: a
+// controller's last event may be written just before the state the
+// scenario awaited, and still be on its way to the informer.
+func settleEvents(t *testing.T, s *Side) {
+	t.Helper()
+	if len(s.events.kinds) == 0 {
+		return
+	}
+	s.Await(t, "the recording to hold every event the server has", func(ctx context.Context) (bool, error) {
+		list, err := s.Client.CoreV1().Events(s.Namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for i := range list.Items {
+			e := &list.Items[i]
+			if slices.Contains(s.events.kinds, e.InvolvedObject.Kind) && !s.events.has(e.UID) {
+				return false, nil
+			}
+		}
+		return true, nil
 	})
 }

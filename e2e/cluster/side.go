@@ -48,6 +48,8 @@ type Side struct {
 	Rec *Recorder
 	// Informers watch the namespace; Start them after adding handlers.
 	Informers informers.SharedInformerFactory
+	// events is what followEvents delivered.
+	events followedEvents
 }
 
 // newSide creates the namespace on the cluster behind cs and a Side for
@@ -273,6 +275,7 @@ func runOn(t *testing.T, scenario string, steps func(t *testing.T, s *Side)) {
 			t.Run(s.Name, func(t *testing.T) {
 				t.Parallel()
 				steps(t, s)
+				settleEvents(t, s)
 			})
 		}
 	})
