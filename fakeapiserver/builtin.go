@@ -64,6 +64,18 @@ func (s *Server) builtinDecoded(res *registry.Resource, apiVersion string, m *me
 	return obj.Obj
 }
 
+// builtinRecorded returns a copy of builtinDecoded's members as the real
+// field manager reads an update's object (builtin.Recorded: without the
+// empty lists of omitempty fields).
+func builtinRecorded(res *registry.Resource, apiVersion string, rest []jsonv.Member) []jsonv.Member {
+	if res.Custom {
+		return rest
+	}
+	obj := storage.DocumentOf(rest).Clone()
+	builtin.Recorded(builtinKind(res, apiVersion), &obj)
+	return obj.Obj
+}
+
 // builtinWarnings adds the real strategies' warnings for a new built-in
 // object (members as sent) to the decoder's.
 func (s *Server) builtinWarnings(res *registry.Resource, apiVersion string, rest []jsonv.Member, warnings []string) []string {

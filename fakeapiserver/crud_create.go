@@ -235,7 +235,7 @@ func createdManagedFields(res *registry.Resource, in *request.Incoming, m *meta.
 	if wo.managed != nil {
 		return wo.managed, nil
 	}
-	sent, err := storage.Assemble(in.Kind, in.APIVersion, m, storage.EncodeRest(rest), fields)
+	sent, err := storage.Assemble(in.Kind, in.APIVersion, m, storage.EncodeRest(builtinRecorded(res, in.APIVersion, rest)), fields)
 	if err != nil {
 		return nil, err
 	}

@@ -287,7 +287,7 @@ func (s *Server) prepareMainUpdate(ctx context.Context, res *registry.Resource, 
 	if subresource != "binding" {
 		rest = s.builtinDecoded(res, apiVersion, m, rest)
 		if !res.Custom {
-			decoded = storage.EncodeRest(rest)
+			decoded = storage.EncodeRest(builtinRecorded(res, apiVersion, rest))
 		}
 		if rest, err = s.mutateByPolicies(ctx, policyWrite{op: "UPDATE", res: res, apiVersion: apiVersion, name: m.Name, meta: m, rest: rest, old: cur,
 			options: writeOptionsDoc("UpdateOptions", writeOptions{manager: manager, dryRun: dryRun}), dryRun: dryRun}); err != nil {

@@ -46,6 +46,15 @@ func CompleteStructs(defs *openapi.Definitions, definition string, obj *jsonv.Va
 	c.object(obj, &openapi.Schema{Ref: definition}, 0, true)
 }
 
+// CompleteDecoded is CompleteStructs that keeps an empty list in an
+// omitempty field: what a real server's validation sees, since Go's
+// decoding of [] is an empty slice that is set, not nil (only the
+// encoding, and the field manager's reading of an update, leave it out).
+func CompleteDecoded(defs *openapi.Definitions, definition string, obj *jsonv.Value) {
+	c := completer{defs: defs, structsOnly: true, emptyLists: true}
+	c.object(obj, &openapi.Schema{Ref: definition}, 0, true)
+}
+
 // CompleteStructsAndTimes is CompleteStructs that also adds the
 // never-omitted timestamps as null: what the real field manager records
 // a status write from (a Pod condition's lastProbeTime left unset is
@@ -64,6 +73,9 @@ type completer struct {
 	// times adds the never-omitted timestamps (null) even when
 	// structsOnly.
 	times bool
+	// emptyLists keeps the empty lists of omitempty fields (see
+	// CompleteDecoded).
+	emptyLists bool
 }
 
 // object completes one struct value against its schema.
@@ -87,7 +99,7 @@ func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool
 	kept := v.Obj[:0]
 	for _, m := range v.Obj {
 		if p := s.Property(m.Key); p != nil && !(top && m.Key == "metadata") {
-			if droppable(c.defs.Resolve(p), m.Value) && !isRequired(s, m.Key) || omittedZero(name, m.Key, m.Value) {
+			if c.droppable(c.defs.Resolve(p), m.Value) && !isRequired(s, m.Key) || omittedZero(name, m.Key, m.Value) {
 				continue
 			}
 		}
@@ -241,8 +253,9 @@ func (c completer) zero(field *openapi.Schema, depth int) jsonv.Value {
 }
 
 // droppable reports whether v is an empty map or list, which an omitempty
-// field does not encode (an empty struct is encoded as {}).
-func droppable(s *openapi.Schema, v jsonv.Value) bool {
+// field does not encode (an empty struct is encoded as {}); an empty
+// list stays when c keeps them.
+func (c completer) droppable(s *openapi.Schema, v jsonv.Value) bool {
 	if s == nil {
 		return false
 	}
@@ -250,7 +263,7 @@ func droppable(s *openapi.Schema, v jsonv.Value) bool {
 	case jsonv.Object:
 		return len(v.Obj) == 0 && s.IsMap()
 	case jsonv.Array:
-		return len(v.Arr) == 0
+		return len(v.Arr) == 0 && !c.emptyLists
 	}
 	return false
 }

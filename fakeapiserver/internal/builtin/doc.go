@@ -17,7 +17,10 @@
 // the server calls it between decoding a body and computing
 // managedFields.
 //
-// Files: write.go (Write, Kind, Invalid), defaults.go (the kind table and Default), defaults_pod.go (pod
+// Files: write.go (Write, Kind, Invalid; Decoded keeps a body's empty
+// lists for the validators, Recorded drops them for the field manager),
+// empty_lists.go (an update compared with the stored object, empty lists
+// taken for absent ones), defaults.go (the kind table and Default), defaults_pod.go (pod
 // spec, containers, probes, volumes), defaults_workloads.go (apps, batch,
 // ReplicationController, PodTemplate), defaults_core.go (Service, Secret,
 // volumes and claims, Endpoints, Namespace, Node, LimitRange),

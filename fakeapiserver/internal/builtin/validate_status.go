@@ -110,6 +110,8 @@ func (w Write) Status(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) (*jsonv
 	decoded := obj.Clone()
 	mc := *orEmptyMeta(m)
 	w.Decoded(k, &mc, &decoded)
+	// A status write is checked without the empty lists.
+	Recorded(k, &decoded)
 	if m != nil && len(m.Labels) == 0 && len(mc.Labels) > 0 {
 		// The real status strategies keep the body's metadata, which
 		// decoding defaulted: a Job or ReplicationController without

@@ -49,7 +49,9 @@ func ValidateUpdate(group, kind string, m *meta.ObjectMeta, obj, old *jsonv.Valu
 	}
 	v := &validator{}
 	if rule := updateRules[group+"/"+kind]; rule != nil && old != nil && old.Kind == jsonv.Object {
-		rule(v, obj, old)
+		// The rules compare as the real server does, an empty list
+		// and an absent one alike.
+		rule(v, withoutEmptyLists(obj), withoutEmptyLists(old))
 	}
 	switch group + "/" + kind {
 	case "batch/CronJob":

@@ -52,11 +52,14 @@ func (w Write) Update(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) error {
 }
 
 // Decoded is what the real server's decoding does to a body: conversion
-// (a Secret's stringData into data), defaulting, and the encoding of the
-// Go types. The real server records managedFields from the object as
-// Decoded leaves it, before the registry and the admission plugins change
-// it. m is the object's metadata; obj its other members, changed in
-// place. A kind it does not know is left alone.
+// (a Secret's stringData into data), defaulting, and the Go types'
+// never-omitted structs and dropped zero scalars. An empty list stays, as
+// Go's decoding keeps [] as a set, empty slice that the registry and the
+// validators see (Recorded drops it). The real server records
+// managedFields from the object as Decoded and then Recorded leave it,
+// before the registry and the admission plugins change it. m is the
+// object's metadata; obj its other members, changed in place. A kind it
+// does not know is left alone.
 func (w Write) Decoded(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) {
 	if k.Group == "" && k.Kind == "Secret" {
 		mergeStringData(obj)
@@ -72,6 +75,17 @@ func (w Write) Decoded(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) {
 			m.Annotations["deprecated.daemonset.template.generation"] = "1"
 		}
 	}
+	defs := openapi.Builtin()
+	if def, _, ok := defs.ForKind(openapi.GVK{Group: k.Group, Version: k.Version, Kind: k.Kind}); ok {
+		CompleteDecoded(defs, def, obj)
+	}
+}
+
+// Recorded drops from a Decoded object the empty lists of its omitempty
+// fields, in place: the real field manager reads an update's object
+// through the Go types, which leave them out, so an update (not an
+// apply, whose configuration is read as sent) does not own them.
+func Recorded(k Kind, obj *jsonv.Value) {
 	defs := openapi.Builtin()
 	if def, _, ok := defs.ForKind(openapi.GVK{Group: k.Group, Version: k.Version, Kind: k.Kind}); ok {
 		CompleteStructs(defs, def, obj)
