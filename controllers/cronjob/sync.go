@@ -35,6 +35,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return nil
 	}
+	// The clock is read before the caches, so they hold every change made
+	// before now: a CronJob suspended before the clock reached a schedule
+	// time is seen suspended at that time. Read after, the time could
+	// have moved on past a copy of the CronJob from before the suspend.
+	now := c.env.Clock.Now()
 	cached, err := c.cjs.Lister().Namespace(ns).Get(name)
 	if err != nil {
 		return nil
@@ -45,7 +50,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	jobs := kit.OwnedBy(c.jobs, cj.UID)
 	st := c.reconcileActive(cj, jobs)
-	next, runErr := c.run(ctx, cj, &st)
+	next, runErr := c.run(ctx, cj, &st, now)
 	if !reflect.DeepEqual(st, cached.Status) {
 		cj.Status = st
 		err := kit.PutStatus(ctx, c.env.Client, cronJobTarget, apiVersion, kind, &cj.ObjectMeta, st, nil)
@@ -127,10 +132,10 @@ func location(cj *api.CronJob) (*time.Location, error) {
 	return time.LoadLocation(*cj.Spec.TimeZone)
 }
 
-// run starts the Job of the latest unmet schedule time, if it may, and
-// returns when the CronJob should be looked at next (zero: never, until
-// it changes).
-func (c *Controller) run(ctx context.Context, cj *api.CronJob, st *api.CronJobStatus) (time.Time, error) {
+// run starts the Job of the latest unmet schedule time at or before now,
+// if it may, and returns when the CronJob should be looked at next (zero:
+// never, until it changes).
+func (c *Controller) run(ctx context.Context, cj *api.CronJob, st *api.CronJobStatus, now time.Time) (time.Time, error) {
 	if cj.DeletionTimestamp != nil {
 		return time.Time{}, nil
 	}
@@ -147,7 +152,7 @@ func (c *Controller) run(ctx context.Context, cj *api.CronJob, st *api.CronJobSt
 		c.event(cj, api.EventWarning, "UnparseableSchedule", "unparseable schedule: %q : %s", cj.Spec.Schedule, err)
 		return time.Time{}, nil
 	}
-	now := c.env.Clock.Now().In(loc)
+	now = now.In(loc)
 	next := sched.Next(now)
 	scheduled, missed := c.latestUnmet(cj, sched, now)
 	if scheduled.IsZero() {
