@@ -33,8 +33,10 @@ func (f *Forbidden) Error() string { return f.Message }
 // PrepareCreate applies to a new object what the real server's registry
 // and default admission plugins do after defaulting (call Default first):
 // Secret stringData merged into data; a Job's selector and pod labels
-// generated from its uid (m.UID must be set); a Pod's status (Pending and
-// its QoS class), default tolerations and priority; the protection
+// generated from its uid (m.UID must be set); the pod spec fields of
+// gates off in 1.37 dropped from a Pod and every pod template; a Pod's
+// status (Pending and its QoS class), default tolerations and priority;
+// the protection
 // finalizers of claims and volumes; a new Node's not-ready taint (and no
 // configSource); a Namespace's Active phase and kubernetes finalizer; a
 // ServiceAccount's secrets held by name only. The
@@ -44,6 +46,7 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 	if obj == nil || obj.Kind != jsonv.Object {
 		return nil
 	}
+	dropDisabledPodSpecFields(podSpecOf(group, kind, obj))
 	switch group + "/" + kind {
 	case "/Secret":
 		mergeStringData(obj)
@@ -126,13 +129,15 @@ func namespaceOnCreate(obj *jsonv.Value) {
 }
 
 // PrepareUpdate applies the registry rules of an update: Secret
-// stringData merged into data; a Pod keeps the priority it was admitted
-// with when the update omits it; a Namespace keeps its finalizers; a
-// ServiceAccount's secrets are held by name only.
+// stringData merged into data; the gated pod spec fields dropped, as on
+// create; a Pod keeps the priority it was admitted with when the update
+// omits it; a Namespace keeps its finalizers; a ServiceAccount's secrets
+// are held by name only.
 func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
 	if obj == nil || obj.Kind != jsonv.Object {
 		return
 	}
+	dropDisabledPodSpecFields(podSpecOf(group, kind, obj))
 	switch group + "/" + kind {
 	case "/Secret":
 		mergeStringData(obj)

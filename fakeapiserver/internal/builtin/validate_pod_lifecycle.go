@@ -11,8 +11,9 @@ import (
 // lifecycle checks a container's postStart and preStop hooks: each
 // holds exactly one handler, and that handler's own rules. grace is the
 // pod's termination grace period, which a sleep may not exceed; ok says
-// whether the pod sets one. A stop signal is not checked: the real
-// server drops it on create (its feature gate is off in 1.37).
+// whether the pod sets one. No stop signal reaches here: PrepareCreate
+// and PrepareUpdate drop it, as the real server does (its feature gate
+// is off in 1.37).
 func (v *validator) lifecycle(path string, lc *jsonv.Value, grace int64, ok bool) {
 	for _, hook := range []string{"postStart", "preStop"} {
 		if h := present(lc, hook); h != nil {
