@@ -35,8 +35,10 @@
 // ResourceSlice gated fields),
 // registry_pod.go (a new Pod's status, QoS class, tolerations,
 // priority and the label keys merged into its affinity and spread
-// selectors), pod_gated_fields.go (the pod spec fields of gates off in
-// 1.37, dropped), service_alloc.go (cluster IPs and node ports),
+// selectors), pod_level_defaults.go (a new Pod's pod-level requests and
+// limits completed from the containers'), pod_gated_fields.go (the pod
+// spec fields of gates off in 1.37, dropped), service_alloc.go (cluster
+// IPs and node ports),
 // service_families.go (what the Service registry settles before it
 // allocates: clusterIP and clusterIPs in step, IP families and policy),
 // service_ips.go (the rules tying a Service's cluster IPs, families and

@@ -35,8 +35,8 @@ func (f *Forbidden) Error() string { return f.Message }
 // Secret stringData merged into data; a Job's selector and pod labels
 // generated from its uid (m.UID must be set); the pod spec fields of
 // gates off in 1.37 dropped from a Pod and every pod template; a Pod's
-// status (Pending and its QoS class), default tolerations and priority;
-// the protection
+// pod-level requests and limits completed, its status (Pending and its
+// QoS class), default tolerations and priority; the protection
 // finalizers of claims and volumes; a new Node's not-ready taint (and no
 // configSource); a Namespace's Active phase and kubernetes finalizer; a
 // ServiceAccount's secrets held by name only. The
@@ -55,6 +55,9 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 	case "batch/Job":
 		generateJobSelector(m, obj)
 	case "/Pod":
+		if spec := present(obj, "spec"); spec != nil {
+			defaultPodLevelResources(spec)
+		}
 		podStatusOnCreate(obj)
 		if spec := present(obj, "spec"); spec != nil {
 			if m != nil {
@@ -130,9 +133,9 @@ func namespaceOnCreate(obj *jsonv.Value) {
 
 // PrepareUpdate applies the registry rules of an update: Secret
 // stringData merged into data; the gated pod spec fields dropped, as on
-// create; a Pod keeps the priority it was admitted with when the update
-// omits it; a Namespace keeps its finalizers; a ServiceAccount's secrets
-// are held by name only.
+// create; a Pod keeps the priority it was admitted with and its
+// pod-level resources when the update omits them; a Namespace keeps its
+// finalizers; a ServiceAccount's secrets are held by name only.
 func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
 	if obj == nil || obj.Kind != jsonv.Object {
 		return
@@ -167,7 +170,9 @@ func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
 		if spec == nil || oldSpec == nil {
 			return
 		}
-		for _, key := range []string{"priority", "preemptionPolicy"} {
+		// An update that leaves the pod-level resources out, as a client
+		// that does not know them sends it, keeps the stored ones.
+		for _, key := range []string{"priority", "preemptionPolicy", "resources"} {
 			if unset(spec, key) && !unset(oldSpec, key) {
 				spec.Set(key, oldSpec.Get(key).Clone())
 			}
