@@ -52,6 +52,8 @@
 // validate_pod_security.go (pod and container security contexts;
 // shown_security_context.go quotes one as the real server does),
 // validate_pod_lifecycle.go (lifecycle hooks, HTTP handlers),
+// validate_pod_probes.go (probes by container kind, container restart
+// policies and rules, host port conflicts),
 // validate_pod_envfrom.go, validate_pod_devices.go (volumeDevices),
 // validate_pod_gates.go (scheduling gates, hostnameOverride),
 // validate_pod_resources.go (pod-level resources, resource claim

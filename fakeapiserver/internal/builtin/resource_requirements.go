@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"math/big"
 	"strings"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
@@ -106,6 +107,7 @@ func (v *validator) requirements(path string, res *jsonv.Value, name func(p, nam
 	if lims != nil {
 		for i := range lims.Obj {
 			v.resourceEntry(path+".limits", &lims.Obj[i], name, &huge, &cpuOrMemory)
+			v.hugePageValue(key(path+".limits", lims.Obj[i].Key), &lims.Obj[i])
 		}
 	}
 	if reqs == nil {
@@ -124,21 +126,58 @@ func (v *validator) requirements(path string, res *jsonv.Value, name func(p, nam
 			if !overcommit {
 				v.required(path+".limits", "Limit must be set for non overcommitable resources")
 			}
-			continue
+		} else {
+			v.requestWithinLimit(path+".requests", m, lim, overcommit)
 		}
-		rq, ok1 := quantityValue(&m.Value)
-		lq, ok2 := quantityValue(lim)
-		if !ok1 || !ok2 {
-			continue
-		}
-		switch {
-		case rq.Cmp(lq) != 0 && !overcommit:
-			v.invalid(path+".requests", shownQuantity(&m.Value), "must be equal to "+m.Key+" limit of "+shownQuantity(lim))
-		case rq.Cmp(lq) > 0:
-			v.invalid(path+".requests", shownQuantity(&m.Value), "must be less than or equal to "+m.Key+" limit of "+shownQuantity(lim))
-		}
+		v.hugePageValue(key(path+".requests", m.Key), m)
 	}
 	v.hugePagesAlone(path, huge, cpuOrMemory)
+}
+
+// requestWithinLimit checks a request against its limit: not above it,
+// and equal to it for a resource that cannot be overcommitted.
+func (v *validator) requestWithinLimit(field string, m *jsonv.Member, lim *jsonv.Value, overcommit bool) {
+	rq, ok1 := quantityValue(&m.Value)
+	lq, ok2 := quantityValue(lim)
+	if !ok1 || !ok2 {
+		return
+	}
+	switch {
+	case rq.Cmp(lq) != 0 && !overcommit:
+		v.invalid(field, shownQuantity(&m.Value), "must be equal to "+m.Key+" limit of "+shownQuantity(lim))
+	case rq.Cmp(lq) > 0:
+		v.invalid(field, shownQuantity(&m.Value), "must be less than or equal to "+m.Key+" limit of "+shownQuantity(lim))
+	}
+}
+
+// hugePageValue checks a quantity of huge pages: a whole number of pages
+// of the size its name gives (a name whose size is not a whole number
+// of bytes above zero fits no quantity). The quantity is taken in whole
+// bytes, rounded up.
+func (v *validator) hugePageValue(field string, m *jsonv.Member) {
+	if !isHugePages(m.Key) {
+		return
+	}
+	q, ok := quantityValue(&m.Value)
+	if !ok {
+		return
+	}
+	size := jsonv.NewString(strings.TrimPrefix(m.Key, "hugepages-"))
+	page, ok := quantityValue(&size)
+	if ok && page.Sign() > 0 && page.IsInt() && new(big.Int).Rem(ceilRat(q), page.Num()).Sign() == 0 {
+		return
+	}
+	shown := shownQuantity(&m.Value)
+	v.invalid(field, shown, shown+" is not positive integer multiple of "+m.Key)
+}
+
+// ceilRat is the smallest integer not below r.
+func ceilRat(r *big.Rat) *big.Int {
+	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int))
+	if m.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
 }
 
 // resourceEntry checks one entry of a list of limits or requests and

@@ -78,7 +78,7 @@ func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
 
 // hostNamespaces checks the host namespace rules: a process namespace
 // is not shared with the host's PID namespace, and on the host network
-// a container's host port is its container port.
+// a regular container's host port is its container port.
 func (v *validator) hostNamespaces(path string, spec *jsonv.Value) {
 	isTrue := func(k string) bool { b := spec.Get(k); return b != nil && b.Kind == jsonv.Bool && b.B }
 	if isTrue("shareProcessNamespace") && isTrue("hostPID") {
@@ -87,14 +87,13 @@ func (v *validator) hostNamespaces(path string, spec *jsonv.Value) {
 	if !isTrue("hostNetwork") {
 		return
 	}
-	for _, list := range []string{"containers", "initContainers"} {
-		for ci, c := range items(spec, list) {
-			for pi, port := range items(c, "ports") {
-				hp, _ := integer(port, "hostPort")
-				cp, _ := integer(port, "containerPort")
-				if hp != 0 && hp != cp {
-					v.invalidRaw(index(index(path+"."+list, ci)+".ports", pi)+".hostPort", strconv.FormatInt(hp, 10), "must match `containerPort` when `hostNetwork` is true")
-				}
+	// Only the regular containers are checked, as on the real server.
+	for ci, c := range items(spec, "containers") {
+		for pi, port := range items(c, "ports") {
+			hp, _ := integer(port, "hostPort")
+			cp, _ := integer(port, "containerPort")
+			if hp != 0 && hp != cp {
+				v.invalidRaw(index(index(path+".containers", ci)+".ports", pi)+".hostPort", strconv.FormatInt(hp, 10), "must match `containerPort` when `hostNetwork` is true")
 			}
 		}
 	}
@@ -200,23 +199,34 @@ func (v *validator) containers(path string, spec *jsonv.Value, k string, vols ma
 	if b, ok := setBool(spec, "hostUsers"); ok {
 		hostUsers = b
 	}
+	// A name is unique among the regular and init containers: an init
+	// container's is checked against every regular one.
+	init := k == "initContainers"
 	names := map[string]bool{}
+	if init {
+		for _, c := range items(spec, "containers") {
+			names[str(c, "name")] = true
+		}
+	}
 	for i, c := range list {
 		p := index(path, i)
 		v.container(p, c, spec, vols, hostUsers)
-		v.resizePolicy(p+".resizePolicy", c, str(spec, "restartPolicy"), k == "initContainers")
+		v.resizePolicy(p+".resizePolicy", c, str(spec, "restartPolicy"), init)
+		v.containerRestartPolicy(p, c, init)
 		name := str(c, "name")
 		if names[name] {
 			v.duplicate(p+".name", name)
-		} else {
+		} else if !init || name != "" {
 			names[name] = true
 		}
-		v.containerLifecycle(p, c, spec, k == "initContainers")
-		for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
-			if pr := present(c, probe); pr != nil {
-				v.probe(p+"."+probe, pr)
-			}
+		if init {
+			v.hostPortConflicts(path, []*jsonv.Value{c})
 		}
+		v.containerLifecycle(p, c, spec, init)
+		v.containerProbes(p, c, init)
+	}
+	if !init {
+		v.hostPortConflicts(path, list)
 	}
 }
 
@@ -359,7 +369,8 @@ func (v *validator) volumeMounts(path string, c *jsonv.Value, vols map[string]bo
 	}
 }
 
-// probe checks a probe: one handler, non-negative timings.
+// probe checks what every probe kind shares: one handler, non-negative
+// timings, a positive grace period of its own.
 func (v *validator) probe(path string, p *jsonv.Value) {
 	handlers := 0
 	for _, h := range []string{"exec", "httpGet", "tcpSocket", "grpc"} {
@@ -393,6 +404,7 @@ func (v *validator) probe(path string, p *jsonv.Value) {
 	for _, k := range []string{"initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"} {
 		v.nonNegative(p, k, path+"."+k)
 	}
+	v.probeGracePeriod(path, p)
 }
 
 // handlerPort checks a handler's port: a number in range or a port name.
