@@ -65,10 +65,13 @@
 // (flow schemas, priority levels), validate_resource.go (device classes,
 // claims, claim templates, resource slices, device taint rules),
 // validate_device.go (a resource slice's devices),
+// validate_device_update.go (a device's capacity and taints compared
+// with the stored device's on an update), device_taint_time.go (a
+// device taint's defaulted timeAdded),
 // validate_device_counters.go (shared counters, counter consumption,
 // binding conditions), validate_device_capacity.go (consumable capacity
 // request policies), resource_slice_gates.go (the slice fields of gates
-// off in 1.37, dropped), validate_node_annotations.go (a Node's taints
+// off in 1.37, dropped unless the stored slice uses them), validate_node_annotations.go (a Node's taints
 // and preferAvoidPods annotations, swap capacity, declared features),
 // validate_network.go (service CIDRs, IP addresses, ingress classes),
 // validate_topology.go (a StorageClass's allowed topologies)

@@ -51,7 +51,7 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 	case "/Secret":
 		mergeStringData(obj)
 	case "resource.k8s.io/ResourceSlice":
-		dropDisabledSliceFields(obj)
+		dropDisabledSliceFields(obj, nil)
 	case "batch/Job":
 		generateJobSelector(m, obj)
 	case "/Pod":
@@ -147,7 +147,7 @@ func PrepareUpdate(group, kind string, obj, old *jsonv.Value) {
 	case "/ServiceAccount":
 		cleanSecretReferences(obj)
 	case "resource.k8s.io/ResourceSlice":
-		dropDisabledSliceFields(obj)
+		dropDisabledSliceFields(obj, old)
 	case "/Namespace":
 		// Only the finalize subresource changes a Namespace's
 		// finalizers; an update keeps the stored ones.

@@ -31,9 +31,11 @@ var (
 // set, in the order the real message lists them.
 var attributeKinds = []string{"int", "bool", "string", "version", "ints", "bools", "strings", "versions"}
 
-// device checks one device of a slice; perDevice says whether the slice
-// selects nodes per device.
-func (v *validator) device(p string, d *jsonv.Value, perDevice bool) {
+// device checks one device of a slice; old is the stored device of its
+// name on an update (nil if none), perDevice says whether the slice
+// selects nodes per device. Capacity and taints the same as old's are
+// not checked again.
+func (v *validator) device(p string, d, old *jsonv.Value, perDevice bool) {
 	name := str(d, "name")
 	v.problems(p+".name", name, validation.LabelProblems(name))
 	if attrs := present(d, "attributes"); attrs != nil {
@@ -43,7 +45,7 @@ func (v *validator) device(p string, d *jsonv.Value, perDevice bool) {
 			v.deviceAttribute(key(p+".attributes", m.Key), &m.Value)
 		}
 	}
-	if caps := present(d, "capacity"); caps != nil {
+	if caps := present(d, "capacity"); caps != nil && !(old != nil && sameCapacity(caps, present(old, "capacity"))) {
 		multi := isTrue(d, "allowMultipleAllocations")
 		for i := range caps.Obj {
 			m := &caps.Obj[i]
@@ -58,8 +60,10 @@ func (v *validator) device(p string, d *jsonv.Value, perDevice bool) {
 			}
 		}
 	}
-	for i, t := range items(d, "taints") {
-		v.deviceTaint(index(p+".taints", i), t)
+	if old == nil || !sameTaints(d, old) {
+		for i, t := range items(d, "taints") {
+			v.deviceTaint(index(p+".taints", i), t)
+		}
 	}
 	v.consumesCounters(p+".consumesCounters", d)
 	if !perDevice && (!unset(d, "nodeName") || !unset(d, "nodeSelector") || !unset(d, "allNodes")) {

@@ -75,6 +75,15 @@ func (v *validator) deviceRequests(p string, devices *jsonv.Value) {
 }
 
 func validateResourceSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	v.resourceSlice(obj, nil)
+}
+
+// resourceSlice checks a slice; old is the stored one on an update (nil
+// on a create), whose unchanged fields keep it from some checks:
+// immutable pool name, driver and node name, and a device whose capacity
+// or taints are those of the stored device of its name is not checked
+// there again, as the real validator skips them.
+func (v *validator) resourceSlice(obj, old *jsonv.Value) {
 	spec := sub(obj, "spec")
 	v.driverName("spec.driver", str(spec, "driver"))
 	pool := sub(spec, "pool")
@@ -86,6 +95,13 @@ func validateResourceSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	}
 	if n, _ := integer(pool, "generation"); n < 0 {
 		v.invalidRaw("spec.pool.generation", strconv.FormatInt(n, 10), "must be greater than or equal to zero")
+	}
+	var oldSpec *jsonv.Value
+	if old != nil {
+		oldSpec = sub(old, "spec")
+		v.immutableString("spec.pool.name", sub(spec, "pool"), sub(oldSpec, "pool"), "name")
+		v.immutableString("spec.driver", spec, oldSpec, "driver")
+		v.immutableString("spec.nodeName", spec, oldSpec, "nodeName")
 	}
 	set := 0
 	for _, k := range []string{"nodeName", "nodeSelector"} {
@@ -104,8 +120,21 @@ func validateResourceSlice(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	if !unset(spec, "sharedCounters") && !unset(spec, "devices") {
 		v.invalid("spec", "", "only one of `sharedCounters` or `devices` is allowed")
 	}
-	v.sliceDevices("spec.devices", spec)
+	v.sliceDevices("spec.devices", spec, oldSpec)
 	v.sharedCounters("spec.sharedCounters", spec)
+}
+
+// immutableString reports obj.key changed from old's: its new value, or
+// null when it is left out.
+func (v *validator) immutableString(p string, obj, old *jsonv.Value, key string) {
+	if same(obj, old, key) {
+		return
+	}
+	if x := obj.Get(key); x != nil && x.Kind == jsonv.String {
+		v.invalid(p, x.Str, "field is immutable")
+		return
+	}
+	v.invalidRaw(p, "null", "field is immutable")
 }
 
 // Device limits of a slice: 64 when a device has taints or consumes
@@ -116,8 +145,9 @@ const (
 )
 
 // sliceDevices checks a slice's devices: at most the limit (then nothing
-// more), each valid, with unique names.
-func (v *validator) sliceDevices(p string, spec *jsonv.Value) {
+// more), each valid, with unique names. oldSpec is the stored slice's
+// spec on an update, nil on a create.
+func (v *validator) sliceDevices(p string, spec, oldSpec *jsonv.Value) {
 	devices := items(spec, "devices")
 	limit := maxSliceDevices
 	for _, d := range devices {
@@ -132,7 +162,7 @@ func (v *validator) sliceDevices(p string, spec *jsonv.Value) {
 	seen := map[string]bool{}
 	perDevice := isTrue(spec, "perDeviceNodeSelection")
 	for i, d := range devices {
-		v.device(index(p, i), d, perDevice)
+		v.device(index(p, i), d, storedDevice(oldSpec, str(d, "name")), perDevice)
 		name := str(d, "name")
 		if seen[name] {
 			v.duplicate(index(p, i), name)

@@ -54,6 +54,11 @@ func ValidateUpdate(group, kind string, m *meta.ObjectMeta, obj, old *jsonv.Valu
 		rule(v, withoutEmptyLists(obj), withoutEmptyLists(old))
 	}
 	switch group + "/" + kind {
+	case "resource.k8s.io/ResourceSlice":
+		if old != nil {
+			v.resourceSlice(obj, old)
+			return v.errs
+		}
 	case "batch/CronJob":
 		short := *m
 		short.Name = ""

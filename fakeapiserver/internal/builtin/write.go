@@ -65,6 +65,7 @@ func (w Write) Decoded(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) {
 		mergeStringData(obj)
 	}
 	Default(k.Group, k.Version, k.Kind, m, obj)
+	defaultTaintTimes(k, obj, w.Env.Now)
 	if k.Group == "apps" && k.Kind == "DaemonSet" && m != nil && m.ResourceVersion == "" {
 		// The DaemonSet registry's create marks the template generation
 		// in an annotation the field manager records.
