@@ -9,9 +9,13 @@
 // are restricted a day matching either fires, as in cron.
 //
 // One reconcile (sync.go): status.active is brought in line with the
-// CronJob's Jobs (finished ones leave it with a SawCompletedJob event and
-// set lastSuccessfulTime; vanished ones leave with MissingJob; running
-// ones it lacks join it). Unless the CronJob is suspended, the latest
+// CronJob's Jobs (active.go: finished ones leave it with a SawCompletedJob
+// event and set lastSuccessfulTime; ones the server no longer holds leave
+// with MissingJob; a running one it lacks is an UnexpectedJob). Where the
+// caches disagree, the server decides, as for the real controller: a
+// listed Job the cache lacks is looked up, and a running Job missing from
+// the cached list makes the sync act on the server's copy of the CronJob
+// if that lists it. Unless the CronJob is suspended, the latest
 // schedule time that has passed since lastScheduleTime (or its creation),
 // and within startingDeadlineSeconds when set, gets its Job, named
 // "<cronjob>-<scheduled time in minutes since the epoch>", with the
@@ -28,6 +32,7 @@
 // # Files
 //
 //	controller.go Controller, New, Run: informers and handlers
+//	active.go     status.active against the Jobs, checked with the server where the caches lag
 //	schedule.go   Parse and Schedule.Next: cron schedules
-//	sync.go       the reconcile of one CronJob: active Jobs, starting, replacing, history
+//	sync.go       the reconcile of one CronJob: starting, replacing, history
 package cronjob

@@ -49,9 +49,17 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	jobs := kit.OwnedBy(c.jobs, cj.UID)
-	st := c.reconcileActive(cj, jobs)
+	cj, err = c.current(ctx, cj, jobs)
+	if err != nil {
+		return err
+	}
+	st, err := c.reconcileActive(ctx, cj, jobs)
+	if err != nil {
+		return err
+	}
+	was := cj.Status
 	next, runErr := c.run(ctx, cj, &st, now)
-	if !reflect.DeepEqual(st, cached.Status) {
+	if !reflect.DeepEqual(st, was) {
 		cj.Status = st
 		err := kit.PutStatus(ctx, c.env.Client, cronJobTarget, apiVersion, kind, &cj.ObjectMeta, st, nil)
 		if err != nil && !rest.IsNotFound(err) {
@@ -78,44 +86,6 @@ func finishedCondition(j *api.Job) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// reconcileActive returns cj's status with the active list holding
-// exactly its running Jobs: finished ones leave it (a SawCompletedJob
-// event, lastSuccessfulTime for a completed one), ones gone from the
-// server leave it (MissingJob), running ones the list lacks join it.
-func (c *Controller) reconcileActive(cj *api.CronJob, jobs []*api.Job) api.CronJobStatus {
-	st := cj.Status
-	st.Active = slices.Clone(cj.Status.Active)
-	byUID := map[string]*api.Job{}
-	for _, j := range jobs {
-		byUID[j.UID] = j
-		cond, done := finishedCondition(j)
-		inList := slices.ContainsFunc(st.Active, func(r api.ObjectReference) bool { return r.UID == j.UID })
-		switch {
-		case !done && !inList && j.DeletionTimestamp == nil:
-			st.Active = append(st.Active, jobRef(j))
-		case done && inList:
-			c.event(cj, api.EventNormal, "SawCompletedJob", "Saw completed job: %s, condition: %v", j.Name, cond)
-			st.Active = slices.DeleteFunc(st.Active, func(r api.ObjectReference) bool { return r.UID == j.UID })
-			if cond == api.JobComplete && j.Status.CompletionTime != nil &&
-				(st.LastSuccessfulTime == nil || st.LastSuccessfulTime.Before(j.Status.CompletionTime.Time)) {
-				t := *j.Status.CompletionTime
-				st.LastSuccessfulTime = &t
-			}
-		}
-	}
-	st.Active = slices.DeleteFunc(st.Active, func(r api.ObjectReference) bool {
-		if _, ok := byUID[r.UID]; !ok {
-			c.event(cj, api.EventNormal, "MissingJob", "Active job went missing: %v", r.Name)
-			return true
-		}
-		return false
-	})
-	if len(st.Active) == 0 {
-		st.Active = nil
-	}
-	return st
 }
 
 // jobRef is the reference status.active holds.
