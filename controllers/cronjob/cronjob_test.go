@@ -134,9 +134,13 @@ func TestCronJobConcurrencyPolicies(t *testing.T) {
 	cluster.AwaitNamed(t, c, "cronjobs.v1.batch", "default", "slow", "the CronJob", func(*api.CronJob) bool { return true })
 	clock.Step(30 * time.Second) // 00:01
 	one := jobNameAt("slow", time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC))
-	cluster.AwaitNamed(t, c, "cronjobs.v1.batch", "default", "slow", "the first Job active", func(cj *api.CronJob) bool {
+	cj := cluster.AwaitNamed(t, c, "cronjobs.v1.batch", "default", "slow", "the first Job active", func(cj *api.CronJob) bool {
 		return len(cj.Status.Active) == 1 && cj.Status.Active[0].Name == one
 	})
+	// A minute passes in no time: the controller must hold the status
+	// that lists the first Job before it does, or it decides on a copy
+	// from before that Job.
+	seenByController(t, c, cj.ResourceVersion)
 	clock.Step(time.Minute) // 00:02
 	cluster.Await(t, c, "events", "JobAlreadyActive", func(es []*api.Event) bool {
 		for _, e := range es {
@@ -158,9 +162,10 @@ func TestCronJobConcurrencyPolicies(t *testing.T) {
 		n := jobNames(js)
 		return len(n) == 1 && n[0] == two
 	})
-	cluster.AwaitNamed(t, c, "cronjobs.v1.batch", "default", "slow", "the 00:02 Job active", func(cj *api.CronJob) bool {
+	cj = cluster.AwaitNamed(t, c, "cronjobs.v1.batch", "default", "slow", "the 00:02 Job active", func(cj *api.CronJob) bool {
 		return len(cj.Status.Active) == 1 && cj.Status.Active[0].Name == two
 	})
+	seenByController(t, c, cj.ResourceVersion)
 	clock.Step(time.Minute) // 00:03
 	three := jobNameAt("slow", time.Date(2026, 1, 1, 0, 3, 0, 0, time.UTC))
 	cluster.Await(t, c, "jobs.v1.batch", "the 00:02 Job replaced", func(js []*api.Job) bool {
@@ -177,7 +182,7 @@ func TestCronJobConcurrencyPolicies(t *testing.T) {
 	// suspended CronJob; the test's cache seeing it says nothing of that.
 	seenByController(t, c, suspended.ResourceVersion)
 	clock.Step(2 * time.Minute)
-	cj := cluster.AwaitNamed(t, c, "cronjobs.v1.batch", "default", "slow", "the CronJob", func(*api.CronJob) bool { return true })
+	cj = cluster.AwaitNamed(t, c, "cronjobs.v1.batch", "default", "slow", "the CronJob", func(*api.CronJob) bool { return true })
 	assert.Equal(t, time.Date(2026, 1, 1, 0, 3, 0, 0, time.UTC), cj.Status.LastScheduleTime.Time, "a suspended CronJob ran")
 	assert.Equal(t, []string{three}, jobNames(cluster.Await(t, c, "jobs.v1.batch", "jobs", func([]*api.Job) bool { return true })))
 }
