@@ -83,7 +83,10 @@
 // ValidateStatusUpdate: writes to /status, their table and count
 // helpers) with each kind's status rules in validate_status_core.go,
 // validate_status_pod.go, validate_status_containers.go (container
-// state transitions), validate_status_workloads.go,
+// state transitions), validate_status_pod_users.go (container users,
+// allocated resources' health), validate_status_pod_claims.go (the
+// extended resource claim, gated status fields dropped),
+// validate_status_workloads.go,
 // validate_status_job.go, validate_status_certificates.go and
 // validate_status_other.go (flow control, storage version migrations),
 // validate_conditions.go (metav1.Condition lists), connect.go (the

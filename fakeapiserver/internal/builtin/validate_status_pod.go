@@ -18,7 +18,8 @@ var podSystemConditions = map[string]bool{"PodScheduled": true, "Ready": true, "
 // ValidatePodStatusUpdate does for the fields clients commonly write:
 // conditions, nominatedNodeName, observedGeneration, qosClass (fixed at
 // creation), the state transitions of its containers, resource
-// claim statuses, and podIPs and hostIPs.
+// claim statuses (the extended resource claim's too), podIPs and
+// hostIPs, and its containers' users and allocated resources' health.
 func podStatusUpdate(v *validator, _ *meta.ObjectMeta, obj, old *jsonv.Value) {
 	status, oldStatus := sub(obj, "status"), sub(old, "status")
 	for i, c := range items(status, "conditions") {
@@ -46,13 +47,21 @@ func podStatusUpdate(v *validator, _ *meta.ObjectMeta, obj, old *jsonv.Value) {
 	for _, l := range [][2]string{{"containerStatuses", "containers"}, {"initContainerStatuses", "initContainers"}, {"ephemeralContainerStatuses", "ephemeralContainers"}} {
 		v.containerTransitions("status."+l[0], items(status, l[0]), items(oldStatus, l[0]), sub(obj, "spec"), l[1])
 	}
-	v.podClaimStatuses(items(status, "resourceClaimStatuses"), items(sub(obj, "spec"), "resourceClaims"))
+	spec := sub(obj, "spec")
+	v.podClaimStatuses(items(status, "resourceClaimStatuses"), items(spec, "resourceClaims"))
+	v.extendedClaimStatus(status, spec)
 	v.podIPs(status, oldStatus)
 	v.hostIPs(status, oldStatus)
+	for _, l := range []string{"containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"} {
+		v.containerUsers("status."+l, items(status, l), spec)
+	}
+	v.allocatedResourcesStatus("status.containerStatuses", items(status, "containerStatuses"), spec, status, "containers")
+	v.allocatedResourcesStatus("status.initContainerStatuses", items(status, "initContainerStatuses"), spec, status, "initContainers")
+	v.noAllocatedResourcesStatus("status.ephemeralContainerStatuses", items(status, "ephemeralContainerStatuses"))
 }
 
 // podClaimStatuses checks that each claim status names one of the pod's
-// claims, once.
+// claims, once, and that the claim it gives is a valid name.
 func (v *validator) podClaimStatuses(statuses, claims []*jsonv.Value) {
 	names := map[string]bool{}
 	for _, c := range claims {
@@ -69,6 +78,9 @@ func (v *validator) podClaimStatuses(statuses, claims []*jsonv.Value) {
 			v.duplicate(p, name)
 		}
 		seen[name] = true
+		if c := s.Get("resourceClaimName"); c != nil && c.Kind == jsonv.String {
+			v.problems(index("status.resourceClaimStatuses", i)+".resourceClaimName", c.Str, validation.SubdomainProblems(c.Str))
+		}
 	}
 }
 
@@ -149,7 +161,8 @@ func (v *validator) hostIPs(status, oldStatus *jsonv.Value) {
 // preparePodStatus keeps what a Pod's status write leaves out from the
 // stored status: the qosClass, the resource claim statuses, and the
 // observed generations of the pod and of each condition (matched by type
-// in order).
+// in order); then it drops the fields of gates that are off
+// (dropGatedPodStatus).
 func preparePodStatus(status, old *jsonv.Value) {
 	if status == nil {
 		return
@@ -182,4 +195,5 @@ func preparePodStatus(status, old *jsonv.Value) {
 			c.Set("observedGeneration", number(was))
 		}
 	}
+	dropGatedPodStatus(status, old)
 }
