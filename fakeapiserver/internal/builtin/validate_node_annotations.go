@@ -136,6 +136,13 @@ func (v *validator) nodeStatusChecks(status *jsonv.Value) {
 	if c, ok := integer(sub(sub(status, "nodeInfo"), "swap"), "capacity"); ok && c <= 0 {
 		v.add(invalidNumber("metadata.nodeSwapStatus.capacity", c, "must be greater than zero"))
 	}
+	v.declaredFeatures(status)
+}
+
+// declaredFeatures checks a Node's status.declaredFeatures: each name
+// well formed, the list sorted and without repeats (checked on status
+// writes too).
+func (v *validator) declaredFeatures(status *jsonv.Value) {
 	const p = "status.declaredFeatures"
 	features := stringsOf(status, "declaredFeatures")
 	for i, f := range features {

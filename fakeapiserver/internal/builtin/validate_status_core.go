@@ -27,8 +27,11 @@ func namespaceStatus(v *validator, m *meta.ObjectMeta, obj, _ *jsonv.Value) {
 	}
 }
 
-// nodeStatus checks a Node's capacity and allocatable quantities and that
-// no address is listed twice (the spec is the stored one, already valid).
+// nodeStatus checks a Node's capacity and allocatable quantities, its
+// declared features, and that no address is listed twice (the spec is
+// the stored one, already valid). The swap capacity is checked only on
+// create, and status.config never is: the write drops it
+// (PrepareStatusUpdate), as no stored Node can hold one.
 func nodeStatus(v *validator, _ *meta.ObjectMeta, obj, _ *jsonv.Value) {
 	status := sub(obj, "status")
 	for _, list := range []string{"capacity", "allocatable"} {
@@ -38,6 +41,7 @@ func nodeStatus(v *validator, _ *meta.ObjectMeta, obj, _ *jsonv.Value) {
 			}
 		}
 	}
+	v.declaredFeatures(status)
 	seen := map[[2]string]bool{}
 	for i, a := range items(status, "addresses") {
 		k := [2]string{str(a, "type"), str(a, "address")}
