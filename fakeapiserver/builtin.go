@@ -186,6 +186,10 @@ func builtinError(res *registry.Resource, name string, err error) error {
 	if errors.As(err, &fb) {
 		return errAdmissionForbidden(res, name, fb.Message)
 	}
+	var full builtin.RangeFull
+	if errors.As(err, &full) {
+		return apistatus.Internal(full)
+	}
 	return err
 }
 

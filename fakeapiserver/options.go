@@ -102,6 +102,11 @@ type Options struct {
 	// NoDefaultObjects skips creating the default namespaces and the
 	// kubernetes Service.
 	NoDefaultObjects bool
+	// ServiceCIDR is the IPv4 range Services get their cluster IPs from,
+	// as kube-apiserver's --service-cluster-ip-range ("10.96.0.0/28");
+	// empty is 10.96.0.0/16, the e2e real server's. New panics on one
+	// that does not parse.
+	ServiceCIDR string
 	// BootstrapRBAC also creates what a fresh real server serves besides
 	// its namespaces, kubernetes Service and ServiceCIDR and priority
 	// classes: the 73 bootstrap cluster roles, 54 cluster role bindings,

@@ -132,9 +132,13 @@ func New(opts Options) *Server {
 	s.auth = auth.New(opts.Tokens, opts.ClientCertificates, opts.Forbid, opts.Impersonate, c509)
 	s.discovery = discovery.New(s.registry)
 	s.discovery.NoOpenAPIV3 = opts.NoOpenAPIV3
-	services, err := builtin.NewServiceAllocator(serviceCIDR)
+	cidr := opts.ServiceCIDR
+	if cidr == "" {
+		cidr = serviceCIDR
+	}
+	services, err := builtin.NewServiceAllocator(cidr)
 	if err != nil {
-		panic(err) // a constant CIDR
+		panic("fakeapiserver: Options.ServiceCIDR: " + err.Error())
 	}
 	s.services = services
 	s.saTokens = satoken.NewIssuer(tokenIssuer)

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
-	"github.com/kubecache/kubecache/meta"
 )
 
 // Node ports come from the real server's default range.
@@ -15,6 +14,22 @@ const (
 	nodePortBase = 30000
 	nodePortSize = 2768
 )
+
+// RangeFull is an allocator with nothing left to pick from: no cluster IP
+// (ServiceIP) or no node port. The real registry fails such a write with
+// a 500 InternalError whose message is Error (the Service's name is
+// Service, filled by Write; a full node port range does not name it).
+type RangeFull struct {
+	ServiceIP bool
+	Service   string
+}
+
+func (e RangeFull) Error() string {
+	if e.ServiceIP {
+		return "failed to allocate a serviceIP for Service " + strconv.Quote(e.Service) + ": range is full"
+	}
+	return "failed to allocate a nodePort: range is full"
+}
 
 // ServiceAllocator hands out Service cluster IPs from one IPv4 service
 // CIDR and node ports from 30000-32767, as the real server's allocators
@@ -55,26 +70,27 @@ func (a *ServiceAllocator) FirstIP() string { return a.cidr.Addr().Next().String
 // clusterIPs is filled from clusterIP and the families are settled
 // (initFamilies, whose errors come alone). A dry run reports the same errors and fills the
 // placeholders the real server shows (the range's network address, ports
-// past the range) without reserving anything. On error nothing is
-// reserved.
-func (a *ServiceAllocator) Allocate(key string, spec *jsonv.Value, dryRun bool) []FieldError {
+// past the range) without reserving anything. A range with nothing
+// left to pick from is a RangeFull error, which the real server answers
+// with a 500 rather than a 422. On error nothing is reserved.
+func (a *ServiceAllocator) Allocate(key string, spec *jsonv.Value, dryRun bool) ([]FieldError, error) {
 	if spec == nil {
-		return nil
+		return nil, nil
 	}
 	normalizeClusterIPs(spec, nil)
 	if errs := a.initFamilies(spec, nil); len(errs) > 0 {
-		return errs
+		return errs, nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var taken []func()
-	errs := a.allocateLocked(key, spec, dryRun, &taken)
-	if len(errs) > 0 || dryRun {
+	errs, err := a.allocateLocked(key, spec, dryRun, &taken)
+	if len(errs) > 0 || err != nil || dryRun {
 		for _, undo := range taken {
 			undo()
 		}
 	}
-	return errs
+	return errs, err
 }
 
 // Update carries a Service's allocations over an update, as the
@@ -84,10 +100,11 @@ func (a *ServiceAllocator) Allocate(key string, spec *jsonv.Value, dryRun bool) 
 // IPs, one that stays with cluster IPs keeps its stored ones reserved
 // (validation refuses a change), node ports are reserved or picked for
 // what spec now needs, and what it no longer uses is released. An
-// ExternalName Service holds nothing.
-func (a *ServiceAllocator) Update(key string, spec, old *jsonv.Value, dryRun bool) []FieldError {
+// ExternalName Service holds nothing. A full range is a RangeFull
+// error, as for Allocate.
+func (a *ServiceAllocator) Update(key string, spec, old *jsonv.Value, dryRun bool) ([]FieldError, error) {
 	if spec == nil {
-		return nil
+		return nil, nil
 	}
 	if old == nil {
 		old = &jsonv.Value{Kind: jsonv.Object}
@@ -99,7 +116,7 @@ func (a *ServiceAllocator) Update(key string, spec, old *jsonv.Value, dryRun boo
 	}
 	normalizeClusterIPs(spec, old)
 	if errs := a.initFamilies(spec, old); len(errs) > 0 {
-		return errs
+		return errs, nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -109,9 +126,10 @@ func (a *ServiceAllocator) Update(key string, spec, old *jsonv.Value, dryRun boo
 	}
 	var taken []func()
 	var errs []FieldError
+	var err error
 	if typ != "ExternalName" {
 		if oldTyp == "ExternalName" || empty(old, "clusterIP") {
-			errs = a.allocateLocked(key, spec, dryRun, &taken)
+			errs, err = a.allocateLocked(key, spec, dryRun, &taken)
 		} else {
 			if !dryRun {
 				for _, ip := range stringsOf(old, "clusterIPs") {
@@ -121,17 +139,17 @@ func (a *ServiceAllocator) Update(key string, spec, old *jsonv.Value, dryRun boo
 				}
 			}
 			if typ == "NodePort" || typ == "LoadBalancer" {
-				errs = a.nodePorts(key, spec, typ, dryRun, &taken)
+				errs, err = a.nodePorts(key, spec, typ, dryRun, &taken)
 			}
 		}
 	}
-	if len(errs) > 0 && !dryRun {
+	if (len(errs) > 0 || err != nil) && !dryRun {
 		for _, undo := range taken {
 			undo()
 		}
 		a.restoreLocked(key, before)
 	}
-	return errs
+	return errs, err
 }
 
 // carryNodePorts fills the node ports (and the health check port) an
@@ -243,10 +261,10 @@ func (a *ServiceAllocator) releaseLocked(key string) {
 	}
 }
 
-func (a *ServiceAllocator) allocateLocked(key string, spec *jsonv.Value, dryRun bool, taken *[]func()) []FieldError {
+func (a *ServiceAllocator) allocateLocked(key string, spec *jsonv.Value, dryRun bool, taken *[]func()) ([]FieldError, error) {
 	typ := str(spec, "type")
 	if typ == "ExternalName" {
-		return nil
+		return nil, nil
 	}
 	ip := str(spec, "clusterIP")
 	switch {
@@ -254,12 +272,12 @@ func (a *ServiceAllocator) allocateLocked(key string, spec *jsonv.Value, dryRun 
 	case ip == "":
 		ip = a.pickIP(key, dryRun, taken)
 		if ip == "" {
-			return []FieldError{invalidList("spec.clusterIPs", nil, "failed to allocate IP: range is full")}
+			return nil, RangeFull{ServiceIP: true}
 		}
 	default:
 		addr, err := netip.ParseAddr(ip)
 		if err != nil {
-			return []FieldError{invalidValue("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")}
+			return []FieldError{invalidValue("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")}, nil
 		}
 		if !a.inRange(addr) {
 			// The real server's dry-run allocator words this its own way.
@@ -267,11 +285,11 @@ func (a *ServiceAllocator) allocateLocked(key string, spec *jsonv.Value, dryRun 
 			if dryRun {
 				why = "the provided IP (" + ip + ") is not in the valid range. The range of valid IPs is " + a.cidr.String()
 			}
-			return []FieldError{invalidList("spec.clusterIPs", []string{ip}, "failed to allocate IP "+ip+": "+why)}
+			return []FieldError{invalidList("spec.clusterIPs", []string{ip}, "failed to allocate IP "+ip+": "+why)}, nil
 		}
 		if !dryRun {
 			if _, used := a.ips[addr]; used {
-				return []FieldError{invalidList("spec.clusterIPs", []string{ip}, "failed to allocate IP "+ip+": provided IP is already allocated")}
+				return []FieldError{invalidList("spec.clusterIPs", []string{ip}, "failed to allocate IP "+ip+": provided IP is already allocated")}, nil
 			}
 			a.ips[addr] = key
 			*taken = append(*taken, func() { delete(a.ips, addr) })
@@ -282,7 +300,7 @@ func (a *ServiceAllocator) allocateLocked(key string, spec *jsonv.Value, dryRun 
 	if typ == "NodePort" || typ == "LoadBalancer" {
 		return a.nodePorts(key, spec, typ, dryRun, taken)
 	}
-	return nil
+	return nil, nil
 }
 
 // inRange reports whether addr is a usable address of the range: in the
@@ -348,10 +366,11 @@ func offsetAddr(base netip.Addr, n int) netip.Addr {
 
 // nodePorts reserves the requested node ports and picks the missing ones
 // (and a LoadBalancer's health check port under the Local traffic policy).
-func (a *ServiceAllocator) nodePorts(key string, spec *jsonv.Value, typ string, dryRun bool, taken *[]func()) []FieldError {
+// A port it cannot pick ends the allocation with RangeFull.
+func (a *ServiceAllocator) nodePorts(key string, spec *jsonv.Value, typ string, dryRun bool, taken *[]func()) ([]FieldError, error) {
 	if typ == "LoadBalancer" {
 		if al := spec.Get("allocateLoadBalancerNodePorts"); al != nil && al.Kind == jsonv.Bool && !al.B {
-			return nil
+			return nil, nil
 		}
 	}
 	var errs []FieldError
@@ -374,8 +393,7 @@ func (a *ServiceAllocator) nodePorts(key string, spec *jsonv.Value, typ string, 
 			port := next
 			if !dryRun {
 				if port = a.pickPort(key, taken); port == 0 {
-					errs = append(errs, FieldError{Type: meta.CauseFieldValueInvalid, Field: field, Detail: "range is full"})
-					continue
+					return errs, RangeFull{}
 				}
 			}
 			p.Set("nodePort", number(int64(port)))
@@ -395,7 +413,7 @@ func (a *ServiceAllocator) nodePorts(key string, spec *jsonv.Value, typ string, 
 			spec.Set("healthCheckNodePort", number(int64(port)))
 		}
 	}
-	return errs
+	return errs, nil
 }
 
 // reservePort reserves a requested port.

@@ -1,12 +1,14 @@
 package builtin
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/meta"
 )
 
 func newAlloc(t *testing.T) *ServiceAllocator {
@@ -22,8 +24,12 @@ func allocate(t *testing.T, a *ServiceAllocator, key, spec string, dryRun bool) 
 	obj := parse(t, `{"spec":`+spec+`}`)
 	Default("", "v1", "Service", nil, &obj)
 	var msgs []string
-	for _, e := range a.Allocate(key, obj.Get("spec"), dryRun) {
+	errs, err := a.Allocate(key, obj.Get("spec"), dryRun)
+	for _, e := range errs {
 		msgs = append(msgs, e.Field+": "+string(e.Type)+": "+e.Value+": "+e.Detail)
+	}
+	if err != nil {
+		msgs = append(msgs, err.Error())
 	}
 	return *obj.Get("spec"), msgs
 }
@@ -102,14 +108,45 @@ func TestServiceAllocatorNodePorts(t *testing.T) {
 	require.Empty(t, errs)
 	np := old.Get("ports").Arr[0].Get("nodePort").Str
 	upd := parse(t, `{"type":"NodePort","ports":[{"port":90,"protocol":"TCP"}]}`)
-	require.Empty(t, a.Update("default/u", &upd, &old, false))
+	errs2, err := a.Update("default/u", &upd, &old, false)
+	require.NoError(t, err)
+	require.Empty(t, errs2)
 	assert.Equal(t, np, upd.Get("ports").Arr[0].Get("nodePort").Str)
 	assert.Equal(t, str(&old, "clusterIP"), str(&upd, "clusterIP"))
 	toCluster := parse(t, `{"type":"ClusterIP","ports":[{"port":90,"protocol":"TCP"}]}`)
-	require.Empty(t, a.Update("default/u", &toCluster, &upd, false))
+	errs2, err = a.Update("default/u", &toCluster, &upd, false)
+	require.NoError(t, err)
+	require.Empty(t, errs2)
 	assert.Nil(t, toCluster.Get("ports").Arr[0].Get("nodePort"))
 	_, errs = allocate(t, a, "default/v", `{"type":"NodePort","ports":[{"port":80,"nodePort":`+np+`}]}`, false)
 	assert.Empty(t, errs, "the node port was released")
+}
+
+// TestServiceAllocatorRangeFull fills a /28 (13 addresses past the
+// kubernetes Service's), as a real kube-apiserver v1.37.2 started with
+// --service-cluster-ip-range=10.96.0.0/28 was filled: the next Service
+// is refused with RangeFull, which the server answers with the real 500,
+// and a dry run still shows the network address.
+func TestServiceAllocatorRangeFull(t *testing.T) {
+	a, err := NewServiceAllocator("10.96.0.0/28")
+	require.NoError(t, err)
+	_, errs := allocate(t, a, "default/kubernetes", `{"clusterIP":"`+a.FirstIP()+`","ports":[{"port":443}]}`, false)
+	require.Empty(t, errs)
+	for i := range 13 {
+		_, errs := allocate(t, a, "default/s"+strconv.Itoa(i), `{"ports":[{"port":80}]}`, false)
+		require.Empty(t, errs, "service %d", i)
+	}
+	obj := parse(t, `{"spec":{"ports":[{"port":80}]}}`)
+	Default("", "v1", "Service", nil, &obj)
+	w := Write{Services: a}
+	err = w.AdmitCreate(Kind{Version: "v1", Kind: "Service"}, &meta.ObjectMeta{Name: "s14", Namespace: "default", UID: "u14"}, &obj)
+	var full RangeFull
+	require.ErrorAs(t, err, &full)
+	assert.Equal(t, `failed to allocate a serviceIP for Service "s14": range is full`, full.Error())
+
+	spec, errs := allocate(t, a, "default/dry", `{"ports":[{"port":80}]}`, true)
+	require.Empty(t, errs)
+	assert.Equal(t, "10.96.0.0", str(&spec, "clusterIP"))
 }
 
 // pick encodes the named members of v.

@@ -98,14 +98,15 @@ func Recorded(k Kind, obj *jsonv.Value) {
 // (the registry allocates before anything else looks at the object), the
 // registry's and admission plugins' changes, validation, and the
 // encoding of the Go types. m needs its uid and name. It returns *Invalid
-// or *Forbidden when the write is refused, and then obj may be half
-// changed and nothing stays reserved.
+// or *Forbidden when the write is refused (RangeFull when no cluster IP
+// or node port is left), and then obj may be half changed and nothing
+// stays reserved.
 func (w Write) AdmitCreate(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
 	undo := func() {}
 	if isService(k) {
-		var errs []FieldError
-		if undo, errs = w.beginService(m, present(obj, "spec"), nil); len(errs) > 0 {
-			return &Invalid{Errors: errs}
+		var err error
+		if undo, err = w.beginService(m, present(obj, "spec"), nil); err != nil {
+			return err
 		}
 	}
 	if err := PrepareCreate(k.Group, k.Kind, m, obj, w.Env); err != nil {
@@ -126,13 +127,13 @@ func (w Write) AdmitCreate(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
 func (w Write) AdmitUpdate(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) error {
 	undo := func() {}
 	if isService(k) {
-		var errs []FieldError
+		var err error
 		oldSpec := present(old, "spec")
 		if oldSpec == nil {
 			oldSpec = &jsonv.Value{Kind: jsonv.Object}
 		}
-		if undo, errs = w.beginService(m, present(obj, "spec"), oldSpec); len(errs) > 0 {
-			return &Invalid{Errors: errs}
+		if undo, err = w.beginService(m, present(obj, "spec"), oldSpec); err != nil {
+			return err
 		}
 	}
 	PrepareUpdate(k.Group, k.Kind, obj, old)
@@ -152,8 +153,9 @@ func isService(k Kind) bool { return k.Group == "" && k.Kind == "Service" }
 // spec on an update, nil on a create): w.Services settles the cluster IP
 // fields and allocates (Allocate, Update); without an allocator the
 // fields are only kept in step and carried over an update. undo gives
-// back what the write reserved, for a later step that refuses it.
-func (w Write) beginService(m *meta.ObjectMeta, spec, oldSpec *jsonv.Value) (undo func(), errs []FieldError) {
+// back what the write reserved, for a later step that refuses it. The
+// error is *Invalid, or RangeFull naming the Service.
+func (w Write) beginService(m *meta.ObjectMeta, spec, oldSpec *jsonv.Value) (undo func(), err error) {
 	undo = func() {}
 	if spec == nil {
 		return undo, nil
@@ -171,10 +173,20 @@ func (w Write) beginService(m *meta.ObjectMeta, spec, oldSpec *jsonv.Value) (und
 		before := w.Services.snapshot(key)
 		undo = func() { w.Services.restore(key, before) }
 	}
+	var errs []FieldError
 	if oldSpec == nil {
-		return undo, w.Services.Allocate(key, spec, w.DryRun)
+		errs, err = w.Services.Allocate(key, spec, w.DryRun)
+	} else {
+		errs, err = w.Services.Update(key, spec, oldSpec, w.DryRun)
 	}
-	return undo, w.Services.Update(key, spec, oldSpec, w.DryRun)
+	if full, ok := err.(RangeFull); ok {
+		full.Service = m.Name
+		return undo, full
+	}
+	if len(errs) > 0 {
+		return undo, &Invalid{Errors: errs}
+	}
+	return undo, err
 }
 
 // validateCreate runs the validators of a create of k: the kind's, or
