@@ -36,8 +36,18 @@ func BenchmarkDecodeProtobuf(b *testing.B) {
 		_, err := meta.DecodeProtobuf[*meta.PartialObjectMetadata]("v1", "Pod", d)
 		return err
 	})
-	run("unstructured-converted", func(d []byte) error {
+	run("unstructured", func(d []byte) error {
 		_, err := meta.DecodeProtobuf[*meta.Unstructured]("v1", "Pod", d)
+		return err
+	})
+	// The JSON route: the whole object converted by kubeproto, then
+	// decoded as JSON (what DecodeProtobuf falls back to).
+	run("unstructured-converted", func(d []byte) error {
+		js, err := kubeproto.DecodeMessage("v1", "Pod", d, true)
+		if err != nil {
+			return err
+		}
+		_, err = meta.Decode[*meta.Unstructured](js)
 		return err
 	})
 	run("peek", func(d []byte) error { _, err := meta.PeekProtobuf(d); return err })

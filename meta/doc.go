@@ -66,4 +66,7 @@
 //	protobuf_values.go      the walk over a message and its leaf decoders
 //	protobuf_identity.go    ObjectMeta's name, uid and resourceVersion, decoded into one allocation
 //	protobuf_peek.go        PeekProtobuf, DecodeProtobufListMeta
+//	protobuf_unstructured.go  Unstructured from protobuf: metadata by the plan, the rest written as JSON
+//	protobuf_json.go        the protobuf-to-JSON writer behind it, byte for byte kubeproto's conversion
+//	protobuf_json_cache.go  its cache of whole messages that repeat from object to object
 package meta

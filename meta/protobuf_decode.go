@@ -25,8 +25,9 @@ import (
 // the reading of its tag and length). Values the plan cannot decode itself
 // (an IntOrString, a Duration, a type with its own UnmarshalJSON) are
 // converted to JSON one value at a time by kubeproto and decoded as Decode
-// would; a type the plan cannot hold at all (Unstructured, a map with
-// non-string keys) is converted whole. Strings are interned as Decode
+// would; a type the plan cannot hold at all (a map with non-string keys)
+// is converted whole. Unstructured has a decoder of its own
+// (protobuf_unstructured.go). Strings are interned as Decode
 // interns them. The benchmark that justifies it is BenchmarkDecodeProtobuf
 // (go test -run '^$' -bench 'Decode(Protobuf|JSON)Pod' -benchmem ./meta/).
 
@@ -56,6 +57,13 @@ func DecodeProtobuf[T Object](apiVersion, kind string, message []byte) (T, error
 
 func decodeProtobuf[T Object](apiVersion, kind string, message []byte) (T, error) {
 	var zero T
+	if _, ok := any(zero).(*Unstructured); ok {
+		u, err := decodeProtobufUnstructured(apiVersion, kind, message)
+		if err != nil {
+			return zero, err
+		}
+		return any(u).(T), nil
+	}
 	m, err := kubeproto.MessageOf(apiVersion, kind)
 	if err != nil {
 		return zero, err
@@ -93,8 +101,12 @@ func DecodeProtobufBody[T Object](body []byte) (T, error) {
 }
 
 // ProtobufDecodable reports whether a T is decoded from protobuf by a plan
-// of its own (rather than converted to JSON first): true for struct types
-// such as a user's Pod and PartialObjectMetadata, false for Unstructured.
+// of its own, into its Go fields: true for struct types such as a user's
+// Pod and PartialObjectMetadata. It is false for Unstructured, which
+// holds most of an object as JSON: from protobuf, that JSON is written
+// from the message (its metadata is decoded by a plan), which costs about
+// what decoding the server's JSON does (docs/performance.md, "Unstructured
+// over protobuf").
 func ProtobufDecodable[T Object]() bool {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Pointer {

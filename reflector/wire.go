@@ -37,8 +37,10 @@ type wireChoice struct {
 // built-in API group and version (one the kubeproto table holds) when T
 // decodes from protobuf by a plan of its own and watches travel over
 // HTTP, JSON otherwise (custom resources, Unstructured, websockets).
-// WireProtobuf asks for protobuf whatever T is (Unstructured is then
-// converted through JSON).
+// Unstructured stays on JSON because it is no faster over protobuf: it
+// holds an object as JSON, which is then written from each message
+// (docs/performance.md, "Unstructured over protobuf"). WireProtobuf asks
+// for protobuf whatever T is.
 func newWireChoice[T meta.Object](asked rest.Wire, group, version string, transport rest.WatchTransport) *wireChoice {
 	c := &wireChoice{}
 	apiVersion := version

@@ -173,12 +173,19 @@ func sorted[T meta.Object](s *cache.Indexer[T]) []T {
 // the same objects after the list and after one watch event.
 func differential[T meta.Object](t *testing.T, c *rest.Client, resource string, update func(), key string) {
 	t.Helper()
+	differentialWire[T](t, c, resource, rest.WireAuto, update, key)
+}
+
+// differentialWire is differential with the protobuf side's Source.Wire
+// set to wire.
+func differentialWire[T meta.Object](t *testing.T, c *rest.Client, resource string, wire rest.Wire, update func(), key string) {
+	t.Helper()
 	js := runTraced[T](t, c, Source{Resource: resource, Wire: rest.WireJSON})
-	pb := runTraced[T](t, c, Source{Resource: resource})
+	pb := runTraced[T](t, c, Source{Resource: resource, Wire: wire})
 	js.await(t, "the JSON sync", synced)
 	pb.await(t, "the protobuf sync", synced)
 	require.NotZero(t, js.store.Len())
-	assert.Equal(t, sorted(js.store), sorted(pb.store), "after the list")
+	assert.Equal(t, comparable(t, sorted(js.store)), comparable(t, sorted(pb.store)), "after the list")
 	pages, watches := pb.wires()
 	assert.Equal(t, []rest.Wire{rest.WireProtobuf}, pages)
 	assert.Equal(t, []rest.Wire{rest.WireProtobuf}, watches)
@@ -188,7 +195,26 @@ func differential[T meta.Object](t *testing.T, c *rest.Client, resource string, 
 	update()
 	js.await(t, "the JSON event", applied(key))
 	pb.await(t, "the protobuf event", applied(key))
-	assert.Equal(t, sorted(js.store), sorted(pb.store), "after the watch event")
+	assert.Equal(t, comparable(t, sorted(js.store)), comparable(t, sorted(pb.store)), "after the watch event")
+}
+
+// comparable returns objs as they compare across wires: Unstructured
+// objects as their decoded trees, since the fake server's JSON keeps the
+// members in the order they were posted in, where protobuf gives them in
+// the order the real server writes them; other objects as they are.
+func comparable[T meta.Object](t *testing.T, objs []T) any {
+	t.Helper()
+	us, ok := any(objs).([]*meta.Unstructured)
+	if !ok {
+		return objs
+	}
+	trees := make([]map[string]any, len(us))
+	for i, u := range us {
+		tree, err := u.Object()
+		require.NoError(t, err)
+		trees[i] = tree
+	}
+	return trees
 }
 
 const wirePodJSON = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"default",
@@ -229,10 +255,20 @@ func TestProtobufCachesEqualJSON(t *testing.T) {
 	t.Run("metadata", func(t *testing.T) {
 		differential[*meta.PartialObjectMetadata](t, c, "pods", func() { postRaw(t, c, pods, fmt.Sprintf(wirePodJSON, "p-meta")) }, "default/p-meta")
 	})
+	// Unstructured asks for protobuf only when told to (see TestWireChoice).
+	t.Run("unstructured pods", func(t *testing.T) {
+		differentialWire[*meta.Unstructured](t, c, "pods", rest.WireProtobuf,
+			func() { postRaw(t, c, pods, fmt.Sprintf(wirePodJSON, "p-unstructured")) }, "default/p-unstructured")
+	})
+	t.Run("unstructured deployments", func(t *testing.T) {
+		differentialWire[*meta.Unstructured](t, c, "apps/v1/deployments", rest.WireProtobuf,
+			func() { postRaw(t, c, deps, fmt.Sprintf(wireDeploymentJSON, "d-unstructured")) }, "default/d-unstructured")
+	})
 }
 
-// TestWireChoice checks what each Source asks for: JSON for Unstructured
-// and custom resources, protobuf when forced (Unstructured converted).
+// TestWireChoice checks what each Source asks for, as the trace reports
+// it: JSON for Unstructured and custom resources, protobuf when forced
+// (Unstructured then written as JSON from each protobuf message).
 func TestWireChoice(t *testing.T) {
 	srv := fakeapiserver.NewForTest(t, fakeapiserver.Options{})
 	c := newClient(t, srv.URL())
