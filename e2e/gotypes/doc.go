@@ -9,7 +9,11 @@
 //
 // Files (tests only):
 //
-//	omitted_test.go  the non-pointer scalar fields with omitempty, whose
-//	                 zero value the encoding drops
-//	walk_test.go     walking the types reachable from the served kinds
+//	omitted_test.go        the non-pointer scalar fields with omitempty,
+//	                       whose zero value the encoding drops
+//	never_omitted_test.go  the optional fields the encoding always
+//	                       writes, with their zero value, and the
+//	                       timestamps that encode as null when zero
+//	walk_test.go           walking the types reachable from the served
+//	                       kinds, and the captured schemas
 package gotypes

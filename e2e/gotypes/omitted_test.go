@@ -48,16 +48,16 @@ func scalarKind(typ reflect.Type) string {
 // omittedZeros reads, from the Go types reachable from roots, the
 // fields of every definition in defs whose type is a non-pointer scalar
 // with omitempty (or omitzero), which the schema lists.
-func omittedZeros(roots []reflect.Type, defs map[string]map[string]bool) map[string][]omittedField {
+func omittedZeros(roots []reflect.Type, defs map[string]definition) map[string][]omittedField {
 	out := map[string][]omittedField{}
 	walk(roots, func(typ reflect.Type) {
 		name := definitionName(typ)
-		props, ok := defs[name]
+		def, ok := defs[name]
 		if !ok {
 			return
 		}
 		for _, f := range fieldsOf(typ) {
-			if k := scalarKind(f.typ); k != "" && f.omitempty && props[f.name] {
+			if k := scalarKind(f.typ); k != "" && (f.omitempty || f.omitzero) && def.has(f.name) {
 				out[name] = append(out[name], omittedField{name: f.name, kind: k})
 			}
 		}

@@ -1,6 +1,7 @@
 package gotypes
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"os"
@@ -38,19 +39,38 @@ func servedTypes(t *testing.T) []reflect.Type {
 	return out
 }
 
-// definitions returns the names of the schemas the captured documents
-// define, with their property names.
-func definitions(t *testing.T) map[string]map[string]bool {
+// definition is what the captured documents say of one schema.
+type definition struct {
+	// properties maps each property name to whether its schema is
+	// `"default": {}` (a Go struct field kube-openapi marks as never
+	// omitted, which the fake server completes from the schema).
+	properties map[string]bool
+	// required holds the properties the schema lists as required.
+	required map[string]bool
+}
+
+// has reports whether the schema lists property name.
+func (d definition) has(name string) bool {
+	_, ok := d.properties[name]
+	return ok
+}
+
+// definitions returns the schemas the captured documents define, by
+// name.
+func definitions(t *testing.T) map[string]definition {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(capturedDocuments, "v3_*.json.gz"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	out := map[string]map[string]bool{}
+	out := map[string]definition{}
 	for _, f := range files {
 		var doc struct {
 			Components struct {
 				Schemas map[string]struct {
-					Properties map[string]json.RawMessage `json:"properties"`
+					Properties map[string]struct {
+						Default json.RawMessage `json:"default"`
+					} `json:"properties"`
+					Required []string `json:"required"`
 				} `json:"schemas"`
 			} `json:"components"`
 		}
@@ -61,13 +81,16 @@ func definitions(t *testing.T) map[string]map[string]bool {
 		require.NoError(t, json.NewDecoder(zr).Decode(&doc), f)
 		require.NoError(t, fh.Close())
 		for name, s := range doc.Components.Schemas {
-			props := out[name]
-			if props == nil {
-				props = map[string]bool{}
-				out[name] = props
+			d, ok := out[name]
+			if !ok {
+				d = definition{properties: map[string]bool{}, required: map[string]bool{}}
+				out[name] = d
 			}
-			for p := range s.Properties {
-				props[p] = true
+			for p, ps := range s.Properties {
+				d.properties[p] = d.properties[p] || string(bytes.TrimSpace(ps.Default)) == "{}"
+			}
+			for _, r := range s.Required {
+				d.required[r] = true
 			}
 		}
 	}
@@ -89,9 +112,10 @@ func definitionName(typ reflect.Type) string {
 
 // jsonField is one member a struct type encodes.
 type jsonField struct {
-	name      string
-	typ       reflect.Type
-	omitempty bool
+	name string
+	typ  reflect.Type
+	// omitempty and omitzero are the tag's options of those names.
+	omitempty, omitzero bool
 }
 
 // marshaler is encoding/json's interface for a type that encodes itself.
@@ -126,11 +150,12 @@ func fieldsOf(typ reflect.Type) []jsonField {
 		if name == "" {
 			name = f.Name
 		}
-		omit := false
+		field := jsonField{name: name, typ: f.Type}
 		for _, o := range strings.Split(opts, ",") {
-			omit = omit || o == "omitempty" || o == "omitzero"
+			field.omitempty = field.omitempty || o == "omitempty"
+			field.omitzero = field.omitzero || o == "omitzero"
 		}
-		out = append(out, jsonField{name: name, typ: f.Type, omitempty: omit})
+		out = append(out, field)
 	}
 	return out
 }

@@ -12,7 +12,8 @@ import (
 // TestCompleteDropsOmittedZeros checks that the zero value (or null) of
 // a non-pointer scalar with omitempty is dropped at every depth, in both
 // forms of the completion, while a pointer scalar keeps its zero and a
-// field without omitempty keeps or gets its own.
+// field without omitempty (or a struct with it, such as a port's
+// targetPort) keeps or gets its own.
 func TestCompleteDropsOmittedZeros(t *testing.T) {
 	defs := openapi.Builtin()
 	cases := []struct {
@@ -21,7 +22,7 @@ func TestCompleteDropsOmittedZeros(t *testing.T) {
 		name:       "service spec and ports",
 		definition: "io.k8s.api.core.v1.Service",
 		in:         `{"spec":{"clusterIP":"","type":"","healthCheckNodePort":0,"publishNotReadyAddresses":false,"loadBalancerIP":null,"ports":[{"name":"","port":80,"nodePort":0}]}}`,
-		want:       `{"spec":{"ports":[{"port":80}]},"status":{"loadBalancer":{}}}`,
+		want:       `{"spec":{"ports":[{"port":80,"targetPort":0}]},"status":{"loadBalancer":{}}}`,
 	}, {
 		name:       "pod template: pointers keep their zero",
 		definition: "io.k8s.api.apps.v1.Deployment",
@@ -32,8 +33,8 @@ func TestCompleteDropsOmittedZeros(t *testing.T) {
 	}, {
 		name:       "a value that is not the zero stays",
 		definition: "io.k8s.api.core.v1.Service",
-		in:         `{"spec":{"clusterIP":"None","ports":[{"name":"http","port":80,"nodePort":30080}]}}`,
-		want:       `{"spec":{"clusterIP":"None","ports":[{"name":"http","port":80,"nodePort":30080}]},"status":{"loadBalancer":{}}}`,
+		in:         `{"spec":{"clusterIP":"None","ports":[{"name":"http","port":80,"targetPort":8080,"nodePort":30080}]}}`,
+		want:       `{"spec":{"clusterIP":"None","ports":[{"name":"http","port":80,"targetPort":8080,"nodePort":30080}]},"status":{"loadBalancer":{}}}`,
 	}}
 	for _, tc := range cases {
 		obj := parse(t, tc.in)

@@ -27,10 +27,11 @@
 // defaults_other.go (autoscaling, networking, RBAC, discovery, storage,
 // scheduling, certificates, flow control, admission, resource,
 // TokenRequest), image.go (an image reference's tag, which decides the pull
-// policy), complete.go and complete_fields.go (Complete and its table of
-// never-omitted optional fields; zz_generated_omitted.go, written by
-// e2e/gotypes from the Go types, the fields whose zero value is
-// omitted), registry.go (PrepareCreate,
+// policy), complete.go and complete_fields.go (Complete and its tables of
+// the Go types' encoding; zz_generated_never_omitted.go and
+// zz_generated_omitted.go, written by e2e/gotypes from the Go types, the
+// never-omitted optional fields and zero timestamps, and the fields
+// whose zero value is omitted), registry.go (PrepareCreate,
 // PrepareUpdate: Secret stringData, Job selectors, finalizers, Node taint,
 // ResourceSlice gated fields),
 // registry_pod.go (a new Pod's status, QoS class, tolerations,
