@@ -42,6 +42,13 @@ func TestEmptyListIsValidatedAsSet(t *testing.T) {
 	 "securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"add":["CAP_SYS_ADMIN"],"drop":[]}}}]}}`)
 	require.Equal(t, http.StatusUnprocessableEntity, r.code, "%s", r.body)
 	assert.Contains(t, r.status(t).Message, `Invalid value: {"Capabilities":{"Add":["CAP_SYS_ADMIN"],"Drop":[]},"Privileged":null,`)
+
+	r = c.post("/apis/batch/v1/namespaces/default/jobs", `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{
+	 "podFailurePolicy":{"rules":[{"action":"FailJob","onExitCodes":{"operator":"In","values":[]}}]},"successPolicy":{"rules":[]},
+	 "template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}}}`)
+	require.Equal(t, http.StatusUnprocessableEntity, r.code, "%s", r.body)
+	assert.Equal(t, `Job.batch "j" is invalid: [spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: []: at least one value is required, `+
+		`spec.successPolicy: Invalid value: {"Rules":[]}: requires indexed completion mode]`, r.status(t).Message)
 }
 
 // TestEmptyListStoredAndOwnedAsReal creates, applies and updates pods with

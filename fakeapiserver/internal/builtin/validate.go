@@ -44,7 +44,7 @@ var validations = map[string]kindValidation{
 	"batch/CronJob":    validateCronJob,
 
 	"rbac.authorization.k8s.io/Role":                              validateRole,
-	"rbac.authorization.k8s.io/ClusterRole":                       validateRole,
+	"rbac.authorization.k8s.io/ClusterRole":                       validateClusterRole,
 	"rbac.authorization.k8s.io/RoleBinding":                       validateRoleBinding,
 	"rbac.authorization.k8s.io/ClusterRoleBinding":                validateRoleBinding,
 	"coordination.k8s.io/Lease":                                   validateLease,

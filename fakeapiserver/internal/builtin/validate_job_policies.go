@@ -115,6 +115,8 @@ func (v *validator) onExitCodes(p string, codes *jsonv.Value, names map[string]b
 	}
 	var values []int64
 	if arr := codes.Get("values"); arr != nil && arr.Kind == jsonv.Array {
+		// An empty list is set, and shown as [].
+		values = []int64{}
 		for _, x := range arr.Arr {
 			n, _ := strconv.ParseInt(x.Str, 10, 64)
 			values = append(values, n)
@@ -237,7 +239,8 @@ func shownSuccessPolicy(sp *jsonv.Value) string {
 		}
 		rules.Arr = append(rules.Arr, o)
 	}
-	if len(rules.Arr) == 0 {
+	if x := sp.Get("rules"); x == nil || x.Kind != jsonv.Array {
+		// Unset rules are a nil slice; an empty list shows as [].
 		rules = jsonv.Value{Kind: jsonv.Null}
 	}
 	o := jsonv.NewObject()

@@ -14,21 +14,45 @@ import (
 // (CSIDriver, CSINode, VolumeAttachment, CSIStorageCapacity).
 
 func validateRole(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	v.policyRules(obj, true)
+}
+
+// validateClusterRole checks a ClusterRole's rules and that an
+// aggregation rule has selectors (the selectors themselves are not
+// checked).
+func validateClusterRole(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
+	v.policyRules(obj, false)
+	if agg := present(obj, "aggregationRule"); agg != nil && arrayLen(agg, "clusterRoleSelectors") == 0 {
+		v.required("aggregationRule.clusterRoleSelectors", "at least one clusterRoleSelector required if aggregationRule is non-nil")
+	}
+}
+
+// policyRules checks a role's rules as the real validator does: a rule
+// of non-resource URLs (not in a namespaced role) names no API groups,
+// resources or resource names; any other names at least one API group
+// and resource (an empty list names none); every rule has verbs, whose
+// error the real server lists last.
+func (v *validator) policyRules(obj *jsonv.Value, namespaced bool) {
 	for i, r := range items(obj, "rules") {
 		p := index("rules", i)
-		if empty(r, "verbs") {
+		if arrayLen(r, "nonResourceURLs") > 0 {
+			urls := string(jsonv.Marshal(*r.Get("nonResourceURLs")))
+			if namespaced {
+				v.invalidRaw(p+".nonResourceURLs", urls, "namespaced rules cannot apply to non-resource URLs")
+			}
+			if arrayLen(r, "apiGroups") > 0 || arrayLen(r, "resources") > 0 || arrayLen(r, "resourceNames") > 0 {
+				v.invalidRaw(p+".nonResourceURLs", urls, "rules cannot apply to both regular resources and non-resource URLs")
+			}
+		} else {
+			if arrayLen(r, "apiGroups") == 0 {
+				v.required(p+".apiGroups", "resource rules must supply at least one api group")
+			}
+			if arrayLen(r, "resources") == 0 {
+				v.required(p+".resources", "resource rules must supply at least one resource")
+			}
+		}
+		if arrayLen(r, "verbs") == 0 {
 			v.required(p+".verbs", "")
-		}
-		hasURLs := !empty(r, "nonResourceURLs")
-		hasResources := !empty(r, "resources")
-		if hasURLs && hasResources {
-			v.invalid(p+".nonResourceURLs", "", "rules cannot apply to both regular resources and non-resource URLs")
-		}
-		if hasResources && unset(r, "apiGroups") {
-			v.required(p+".apiGroups", "resource rules must supply at least one api group")
-		}
-		if !hasURLs && !hasResources {
-			v.required(p+".resources", "resource rules must supply at least one resource")
 		}
 	}
 }
