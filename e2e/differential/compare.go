@@ -61,6 +61,9 @@ func normalize(v any, key string) any {
 			}
 			x[i] = normalize(e, "")
 		}
+		if key == "managedFields" {
+			sortManagedFields(x)
+		}
 		return x
 	case string:
 		if p, ok := volatile[key]; ok && x != "" {
@@ -79,6 +82,28 @@ func normalize(v any, key string) any {
 	default:
 		return x
 	}
+}
+
+// sortManagedFields puts managedFields entries in the order both servers
+// give them once their times are placeholders. A server orders entries by
+// operation, then by the second of their time, then by manager and
+// subresource; which of two writes made in quick succession fall in the
+// same second differs from server to server and run to run, so the
+// comparison orders by operation, manager and subresource alone.
+func sortManagedFields(entries []any) {
+	field := func(e any, k string) string {
+		m, _ := e.(map[string]any)
+		s, _ := m[k].(string)
+		return s
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		for _, k := range []string{"operation", "manager", "subresource"} {
+			if a, b := field(entries[i], k), field(entries[j], k); a != b {
+				return a < b
+			}
+		}
+		return false
+	})
 }
 
 // Difference is one way the fake server's answer differs from the real
