@@ -40,8 +40,9 @@ type Source struct {
 	// kubeproto table holds) decoded into a struct type or
 	// PartialObjectMetadata, watched over HTTP, and for JSON otherwise
 	// (custom resources, Unstructured, websockets); rest.WireJSON and
-	// rest.WireProtobuf force one (Unstructured is then converted from
-	// protobuf through JSON). A server that answers JSON to a request for
+	// rest.WireProtobuf force one (an Unstructured's JSON is then written
+	// from each protobuf message, which is no faster than reading the
+	// server's JSON). A server that answers JSON to a request for
 	// protobuf is read as JSON; the trace reports each response's wire.
 	Wire rest.Wire
 }
