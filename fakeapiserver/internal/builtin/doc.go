@@ -54,7 +54,8 @@
 // shown_security_context.go quotes one as the real server does),
 // validate_pod_lifecycle.go (lifecycle hooks, HTTP handlers),
 // validate_pod_probes.go (probes by container kind, container restart
-// policies and rules, host port conflicts),
+// policies and rules, host port conflicts), validate_pod_annotations.go
+// (the pod-specific annotations of Pods and templates),
 // validate_pod_envfrom.go, validate_pod_devices.go (volumeDevices),
 // validate_pod_gates.go (scheduling gates, hostnameOverride),
 // validate_pod_resources.go (pod-level resources, resource claim

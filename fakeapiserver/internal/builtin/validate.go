@@ -22,8 +22,12 @@ type kindValidation func(v *validator, m *meta.ObjectMeta, obj *jsonv.Value)
 
 // validations maps "group/Kind" to the checks of that kind.
 var validations = map[string]kindValidation{
-	"/Pod": func(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
-		v.podSpec("spec", sub(obj, "spec"), podOptions{})
+	"/Pod": func(v *validator, m *meta.ObjectMeta, obj *jsonv.Value) {
+		opts := podOptions{pod: true, annotationsPath: "metadata.annotations"}
+		if m != nil {
+			opts.annotations = m.Annotations
+		}
+		v.podSpec("spec", sub(obj, "spec"), opts)
 	},
 	"/PodTemplate":           validatePodTemplate,
 	"/ReplicationController": validateReplicationController,

@@ -8,22 +8,31 @@ import (
 	"github.com/kubecache/kubecache/fakeapiserver/internal/validation"
 )
 
-// podOptions says where a pod spec sits: in a Pod, or in a template whose
-// owner constrains it.
-type podOptions struct{}
+// podOptions says where a pod spec sits: in a Pod, or in a template.
+type podOptions struct {
+	// pod is set for a Pod's own spec.
+	pod bool
+	// annotations are the Pod's or the template's, read by the rules of
+	// pod-specific annotations; annotationsPath is where they sit.
+	annotations     map[string]string
+	annotationsPath string
+}
 
 // podSpec checks a pod spec in the real validator's order: grace period,
 // volumes, containers, init containers, restart and DNS policies, node
 // selector, service account, deadlines, tolerations.
-func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
+func (v *validator) podSpec(path string, spec *jsonv.Value, opts podOptions) {
 	if spec == nil {
 		v.required(path+".containers", "")
 		return
 	}
+	v.podAnnotations(opts.annotationsPath, opts.annotations, spec)
 	if unset(spec, "terminationGracePeriodSeconds") {
 		v.required(path+".terminationGracePeriodSeconds", "")
 	}
 	vols := v.volumes(path+".volumes", spec)
+	_, mirror := opts.annotations[mirrorPodAnnotation]
+	v.podResourceClaims(path+".resourceClaims", spec, mirror && opts.pod)
 	v.containers(path+".containers", spec, "containers", vols, true)
 	v.containers(path+".initContainers", spec, "initContainers", vols, false)
 	v.podResources(path, spec)
@@ -73,7 +82,9 @@ func (v *validator) podSpec(path string, spec *jsonv.Value, _ podOptions) {
 	v.windowsHostProcess(path, spec)
 	v.userNamespace(path, spec)
 	v.hostnameOverride(path, spec)
+	v.podOverhead(path+".overhead", spec)
 	v.podOS(path, spec)
+	v.fileKeyRefVolumes(path, spec)
 }
 
 // hostNamespaces checks the host namespace rules: a process namespace
@@ -124,30 +135,43 @@ func (v *validator) userNamespace(path string, spec *jsonv.Value) {
 	})
 }
 
-// toleration checks one toleration.
+// toleration checks one toleration: a qualified key; the operator
+// Exists when there is no key; tolerationSeconds only with the effect
+// NoExecute; a label value for Equal, none for Exists (Lt and Gt are
+// refused: TaintTolerationComparisonOperators is off in 1.37); a known
+// effect.
 func (v *validator) toleration(path string, t *jsonv.Value) {
 	key := str(t, "key")
 	if key != "" {
 		v.problems(path+".key", key, qualifiedNameProblems(key))
 	}
 	op := str(t, "operator")
+	if key == "" && op != "Exists" {
+		v.invalid(path+".operator", op, "operator must be Exists when `key` is empty, which means \"match all values and all keys\"")
+	}
+	effect := str(t, "effect")
+	if !unset(t, "tolerationSeconds") && effect != "NoExecute" {
+		v.invalid(path+".effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set")
+	}
 	switch op {
 	case "", "Equal":
-		if key == "" {
-			v.invalid(path+".operator", op, "operator must be Exists when `key` is empty, which means \"match all values and all keys\"")
+		if probs := validation.LabelValueProblems(str(t, "value")); len(probs) > 0 {
+			v.invalid(path+".operator", str(t, "value"), strings.Join(probs, ";"))
 		}
 	case "Exists":
 		if str(t, "value") != "" {
 			v.invalid(path+".operator", str(t, "value"), "value must be empty when `operator` is 'Exists'")
 		}
+	case "Lt", "Gt":
+		v.notSupported(path+".operator", op, "Equal", "Exists", "Lt", "Gt")
 	default:
 		v.notSupported(path+".operator", op, "Equal", "Exists")
 	}
-	if e := str(t, "effect"); e != "" {
-		switch e {
+	if effect != "" {
+		switch effect {
 		case "NoSchedule", "PreferNoSchedule", "NoExecute":
 		default:
-			v.notSupported(path+".effect", e, "NoSchedule", "PreferNoSchedule", "NoExecute")
+			v.notSupported(path+".effect", effect, "NoSchedule", "PreferNoSchedule", "NoExecute")
 		}
 	}
 }
@@ -426,7 +450,7 @@ func (v *validator) podTemplate(path string, t *jsonv.Value) {
 	if md != nil {
 		v.labels(path+".metadata.labels", stringMap(md, "labels"))
 	}
-	v.podSpec(path+".spec", sub(t, "spec"), podOptions{})
+	v.podSpec(path+".spec", sub(t, "spec"), podOptions{annotations: stringMap(md, "annotations"), annotationsPath: path + ".annotations"})
 	if !empty(sub(t, "spec"), "ephemeralContainers") {
 		v.forbidden(path+".spec.ephemeralContainers", "ephemeral containers not allowed in pod template")
 	}

@@ -43,3 +43,29 @@ func (v *validator) envFrom(path string, c *jsonv.Value) {
 		}
 	}
 }
+
+// fileKeyRefVolumes checks that each environment variable read from a
+// file names a volume of the pod, and an emptyDir one.
+func (v *validator) fileKeyRefVolumes(path string, spec *jsonv.Value) {
+	vols := map[string]*jsonv.Value{}
+	for _, vol := range items(spec, "volumes") {
+		vols[str(vol, "name")] = vol
+	}
+	eachPodContainer(path, spec, func(p string, c *jsonv.Value) {
+		for j, e := range items(c, "env") {
+			ref := present(present(e, "valueFrom"), "fileKeyRef")
+			if ref == nil {
+				continue
+			}
+			field := index(p+".env", j) + ".valueFrom.fileKeyRef.volumeName"
+			name := str(ref, "volumeName")
+			vol, ok := vols[name]
+			switch {
+			case !ok:
+				v.notFound(field, name)
+			case present(vol, "emptyDir") == nil:
+				v.invalid(field, name, "referenced volume must be of type emptyDir")
+			}
+		}
+	})
+}

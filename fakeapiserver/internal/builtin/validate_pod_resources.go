@@ -144,3 +144,68 @@ func (v *validator) podResourceConsistency(p string, res, spec *jsonv.Value) {
 		}
 	}
 }
+
+// podResourceClaims checks the pod's resourceClaims list: each a named
+// label, once, with exactly one of resourceClaimName (a subdomain) and
+// resourceClaimTemplateName (a subdomain). A static pod (mirrorPod) may
+// have none: each claim is then refused alone, at the empty path (shown "[]").
+func (v *validator) podResourceClaims(path string, spec *jsonv.Value, mirrorPod bool) {
+	names := map[string]bool{}
+	for i, c := range items(spec, "resourceClaims") {
+		if mirrorPod {
+			v.forbidden("[]", "static pods do not support resource claims")
+			continue
+		}
+		p := index(path, i)
+		name := str(c, "name")
+		switch {
+		case name == "":
+			v.required(p+".name", "")
+		case names[name]:
+			v.duplicate(p+".name", name)
+		default:
+			v.problems(p+".name", name, validation.LabelProblems(name))
+			names[name] = true
+		}
+		claim, tmpl := c.Get("resourceClaimName"), c.Get("resourceClaimTemplateName")
+		hasClaim, hasTmpl := claim != nil && claim.Kind == jsonv.String, tmpl != nil && tmpl.Kind == jsonv.String
+		shown := `{"Name":` + jsonString(name) + `,"ResourceClaimName":` + jsonStringOrNull(claim, hasClaim) + `,"ResourceClaimTemplateName":` + jsonStringOrNull(tmpl, hasTmpl) + `}`
+		if hasClaim && hasTmpl {
+			v.invalidRaw(p, shown, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified")
+		}
+		if !hasClaim && !hasTmpl {
+			v.invalidRaw(p, shown, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+		}
+		if hasClaim {
+			v.problems(p+".resourceClaimName", claim.Str, validation.SubdomainProblems(claim.Str))
+		}
+		if hasTmpl {
+			v.problems(p+".resourceClaimTemplateName", tmpl.Str, validation.SubdomainProblems(tmpl.Str))
+		}
+	}
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	return string(jsonv.Marshal(jsonv.NewString(s)))
+}
+
+// jsonStringOrNull is a string member as JSON, or null when it is not set.
+func jsonStringOrNull(s *jsonv.Value, set bool) string {
+	if !set {
+		return "null"
+	}
+	return jsonString(s.Str)
+}
+
+// podOverhead checks a pod's overhead as the limits of resource
+// requirements.
+func (v *validator) podOverhead(path string, spec *jsonv.Value) {
+	o := present(spec, "overhead")
+	if o == nil {
+		return
+	}
+	limits := jsonv.NewObject()
+	limits.Set("limits", *o)
+	v.resources(path, &limits)
+}
