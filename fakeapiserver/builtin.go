@@ -76,14 +76,16 @@ func builtinRecorded(res *registry.Resource, apiVersion string, rest []jsonv.Mem
 	return obj.Obj
 }
 
-// builtinWarnings adds the real strategies' warnings for a new built-in
-// object (members as sent) to the decoder's.
-func (s *Server) builtinWarnings(res *registry.Resource, apiVersion string, rest []jsonv.Member, warnings []string) []string {
+// builtinWarnings adds the real registry's and strategies' warnings for
+// a new built-in object (members as sent, m its metadata) to the
+// decoder's.
+func (s *Server) builtinWarnings(res *registry.Resource, apiVersion string, m *meta.ObjectMeta, rest []jsonv.Member, warnings []string) []string {
 	if res.Custom {
 		return warnings
 	}
 	obj := storage.DocumentOf(rest)
-	if w := builtin.Warnings(builtinKind(res, apiVersion), &obj); len(w) > 0 {
+	k := builtinKind(res, apiVersion)
+	if w := append(builtin.CreateWarnings(k, m, &obj), builtin.Warnings(k, &obj)...); len(w) > 0 {
 		return append(append([]string(nil), warnings...), w...)
 	}
 	return warnings

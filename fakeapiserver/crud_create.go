@@ -148,7 +148,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	if errs := validation.ObjectMeta(res, m); len(errs) > 0 {
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
-	warnings := s.builtinWarnings(res, in.APIVersion, in.Rest, in.Warnings)
+	warnings := s.builtinWarnings(res, in.APIVersion, m, in.Rest, in.Warnings)
 	rest := s.builtinDecoded(res, in.APIVersion, m, initialStatus(res, in.Rest))
 	reqName := m.Name
 	if generated {

@@ -36,7 +36,8 @@
 // ResourceSlice gated fields),
 // registry_pod.go (a new Pod's status, QoS class, tolerations,
 // priority and the label keys merged into its affinity and spread
-// selectors), pod_level_defaults.go (a new Pod's pod-level requests and
+// selectors), registry_pod_apparmor.go (a new Pod's AppArmor annotations
+// copied into its containers' profiles, and their warnings), pod_level_defaults.go (a new Pod's pod-level requests and
 // limits completed from the containers'), pod_gated_fields.go (the pod
 // spec fields of gates off in 1.37, dropped), service_alloc.go (cluster
 // IPs and node ports),

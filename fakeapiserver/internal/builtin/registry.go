@@ -35,6 +35,7 @@ func (f *Forbidden) Error() string { return f.Message }
 // Secret stringData merged into data; a Job's selector and pod labels
 // generated from its uid (m.UID must be set); the pod spec fields of
 // gates off in 1.37 dropped from a Pod and every pod template; a Pod's
+// AppArmor annotations copied into its containers' empty profiles, its
 // pod-level requests and limits completed, its status (Pending and its
 // QoS class), default tolerations and priority; the protection
 // finalizers of claims and volumes; a new Node's not-ready taint (and no
@@ -56,6 +57,7 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 		generateJobSelector(m, obj)
 	case "/Pod":
 		if spec := present(obj, "spec"); spec != nil {
+			syncAppArmorAnnotations(m, spec)
 			defaultPodLevelResources(spec)
 		}
 		podStatusOnCreate(obj)

@@ -85,6 +85,7 @@ func (v *validator) podSpec(path string, spec *jsonv.Value, opts podOptions) {
 	v.podOverhead(path+".overhead", spec)
 	v.podOS(path, spec)
 	v.fileKeyRefVolumes(path, spec)
+	v.annotationsMatchFields(path, opts.annotations, spec)
 }
 
 // hostNamespaces checks the host namespace rules: a process namespace

@@ -158,3 +158,63 @@ func podHasContainer(spec *jsonv.Value, name string) bool {
 	}
 	return false
 }
+
+// annotationsMatchFields checks that the seccomp and AppArmor
+// annotations agree with the profiles of the security contexts: the
+// pod's seccomp profile and each container's own; a container's AppArmor
+// profile, its own or the pod's (not on a windows pod).
+func (v *validator) annotationsMatchFields(path string, ann map[string]string, spec *jsonv.Value) {
+	if len(ann) == 0 {
+		return
+	}
+	if a, ok := ann[seccompPodAnnotation]; ok {
+		if f := present(sub(spec, "securityContext"), "seccompProfile"); f != nil {
+			v.profileMatch(path+".securityContext.seccompProfile", "seccomp", a, f)
+		}
+	}
+	eachPodContainer(path, spec, func(p string, c *jsonv.Value) {
+		if a, ok := ann[seccompContainerPrefix+str(c, "name")]; ok {
+			if f := present(sub(c, "securityContext"), "seccompProfile"); f != nil {
+				v.profileMatch(p+".securityContext.seccompProfile", "seccomp", a, f)
+			}
+		}
+	})
+	if str(sub(spec, "os"), "name") == "windows" {
+		return
+	}
+	podProfile := present(sub(spec, "securityContext"), "appArmorProfile")
+	eachPodContainer(path, spec, func(p string, c *jsonv.Value) {
+		f := present(sub(c, "securityContext"), "appArmorProfile")
+		if f == nil {
+			f = podProfile
+		}
+		if a, ok := ann[appArmorContainerPrefix+str(c, "name")]; ok && f != nil {
+			v.profileMatch(p+".securityContext.appArmorProfile", "apparmor", a, f)
+		}
+	})
+}
+
+// profileMatch checks an annotation value a against the seccomp or
+// AppArmor profile f it duplicates (of kind "seccomp" or "apparmor").
+func (v *validator) profileMatch(path, kind, a string, f *jsonv.Value) {
+	typeMismatch := kind + " type in annotation and field must match"
+	switch str(f, "type") {
+	case "Unconfined":
+		if a != "unconfined" {
+			v.forbidden(path+".type", typeMismatch)
+		}
+	case "RuntimeDefault":
+		if a != "runtime/default" && (kind == "apparmor" || a != "docker/default") {
+			v.forbidden(path+".type", typeMismatch)
+		}
+	case "Localhost":
+		local, ok := strings.CutPrefix(a, "localhost/")
+		lp := f.Get("localhostProfile")
+		switch {
+		case !ok:
+			v.forbidden(path+".type", typeMismatch)
+		case lp == nil || lp.Kind != jsonv.String || lp.Str != local:
+			v.forbidden(path+".localhostProfile", kind+" profile in annotation and field must match")
+		}
+	}
+}

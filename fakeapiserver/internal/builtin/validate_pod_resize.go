@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"strings"
+
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
 	"github.com/kubecache/kubecache/meta"
 )
@@ -44,14 +46,38 @@ func (v *validator) resizePolicy(p string, c *jsonv.Value, podRestart string, in
 	}
 }
 
-// podCreate adds the checks only a Pod's create makes: no ephemeral
-// containers, and no node before its scheduling gates are gone.
+// podCreate adds the checks only a Pod's create makes: the pod-only
+// ones, no ephemeral containers, and no node before its scheduling gates
+// are gone.
 func podCreate(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	spec := sub(obj, "spec")
+	podOnlyChecks(v, spec)
 	if !empty(spec, "ephemeralContainers") {
 		v.forbidden("spec.ephemeralContainers", "cannot be set on create")
 	}
 	if str(spec, "nodeName") != "" && !empty(spec, "schedulingGates") {
 		v.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared")
+	}
+}
+
+// podOnlyChecks adds the checks a Pod's spec gets and a template's does not:
+// a service account token projected only for a named service account,
+// and images without surrounding whitespace.
+func podOnlyChecks(v *validator, spec *jsonv.Value) {
+	if str(spec, "serviceAccountName") == "" {
+		for vi, vol := range items(spec, "volumes") {
+			for si, src := range items(present(vol, "projected"), "sources") {
+				if present(src, "serviceAccountToken") != nil {
+					v.forbidden(index(index("spec.volumes", vi)+".projected.sources", si)+".serviceAccountToken", "must not be specified when serviceAccountName is not set")
+				}
+			}
+		}
+	}
+	for _, list := range []string{"containers", "initContainers"} {
+		for i, c := range items(spec, list) {
+			if img := str(c, "image"); strings.TrimSpace(img) != img {
+				v.invalid(index("spec."+list, i)+".image", img, "must not have leading or trailing whitespace")
+			}
+		}
 	}
 }
