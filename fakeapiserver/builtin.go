@@ -76,19 +76,25 @@ func builtinRecorded(res *registry.Resource, apiVersion string, rest []jsonv.Mem
 	return obj.Obj
 }
 
-// builtinWarnings adds the real registry's and strategies' warnings for
-// a new built-in object (members as sent, m its metadata) to the
-// decoder's.
-func (s *Server) builtinWarnings(res *registry.Resource, apiVersion string, m *meta.ObjectMeta, rest []jsonv.Member, warnings []string) []string {
+// builtinWarnings returns the warnings of a new built-in object (members
+// as sent, m its metadata): prepared, the decoder's and the real
+// registry's, which a refusal carries too, and all, those and the
+// strategy's after them.
+func (s *Server) builtinWarnings(res *registry.Resource, apiVersion string, m *meta.ObjectMeta, rest []jsonv.Member, warnings []string) (prepared, all []string) {
 	if res.Custom {
-		return warnings
+		return warnings, warnings
 	}
 	obj := storage.DocumentOf(rest)
 	k := builtinKind(res, apiVersion)
-	if w := append(builtin.CreateWarnings(k, m, &obj), builtin.Warnings(k, &obj)...); len(w) > 0 {
-		return append(append([]string(nil), warnings...), w...)
+	prepared = warnings
+	if w := builtin.CreateWarnings(k, m, &obj); len(w) > 0 {
+		prepared = append(append([]string(nil), warnings...), w...)
 	}
-	return warnings
+	all = prepared
+	if w := builtin.Warnings(k, &obj); len(w) > 0 {
+		all = append(append([]string(nil), prepared...), w...)
+	}
+	return prepared, all
 }
 
 // builtinUpdateWarnings adds the real strategies' warnings for an update

@@ -95,6 +95,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, info reque
 	}
 	obj, warnings, err := s.create(r.Context(), res, info.Version, info.Namespace, data, wo)
 	if err != nil {
+		addWarnings(w, warnings)
 		request.WriteError(w, r, err)
 		return
 	}
@@ -148,7 +149,11 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	if errs := validation.ObjectMeta(res, m); len(errs) > 0 {
 		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
-	warnings := s.builtinWarnings(res, in.APIVersion, m, in.Rest, in.Warnings)
+	// A refusal carries the warnings given before it, as on the real
+	// server: the decoder's before the registry prepares the object, the
+	// registry's too when it refuses it, and the strategy's after it
+	// accepted it.
+	prepared, warnings := s.builtinWarnings(res, in.APIVersion, m, in.Rest, in.Warnings)
 	rest := s.builtinDecoded(res, in.APIVersion, m, initialStatus(res, in.Rest))
 	reqName := m.Name
 	if generated {
@@ -157,35 +162,35 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 	rest, err := s.mutateByPolicies(ctx, policyWrite{op: "CREATE", res: res, apiVersion: in.APIVersion, name: reqName, meta: m, rest: rest,
 		options: writeOptionsDoc("CreateOptions", wo), dryRun: wo.dryRun})
 	if err != nil {
-		return nil, nil, err
+		return nil, in.Warnings, err
 	}
 	if errs := validation.CustomValues(res, in.APIVersion, m, rest, nil); len(errs) > 0 {
-		return nil, nil, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
+		return nil, in.Warnings, apistatus.Invalid(res.Group, res.Kind, m.Name, errs)
 	}
 	if hook := s.ctrl.CreateHook(res); hook != nil {
 		var err error
 		if rest, err = hook(ctx, m, rest); err != nil {
-			return nil, nil, err
+			return nil, in.Warnings, err
 		}
 	}
 	if res.Namespaced {
 		if err := s.checkNamespaceForCreate(res, m.Namespace, reqName); err != nil {
-			return nil, nil, err
+			return nil, in.Warnings, err
 		}
 	}
 	doc := storage.DocumentOf(rest)
 	fields := res.SelectableFields(&doc)
 	if m.ManagedFields, err = createdManagedFields(res, in, m, rest, fields, wo, now); err != nil {
-		return nil, nil, err
+		return nil, in.Warnings, err
 	}
 	rest, err = s.builtinAdmitCreate(res, in.APIVersion, m, rest, wo.dryRun)
 	if err != nil {
-		return nil, nil, err
+		return nil, prepared, err
 	}
 	if err := s.admitByPolicies(ctx, policyWrite{op: "CREATE", res: res, apiVersion: in.APIVersion, name: reqName, meta: m, rest: rest,
 		options: writeOptionsDoc("CreateOptions", wo), dryRun: wo.dryRun}); err != nil {
 		s.releaseService(res, m)
-		return nil, nil, err
+		return nil, warnings, err
 	}
 	if res.StorageKey() == "/namespaces" {
 		rest = controllers.NamespaceSpecDefault(rest)
@@ -198,7 +203,7 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 		return obj, warnings, err
 	}
 	if err := requestEnded(ctx); err != nil {
-		return nil, nil, err
+		return nil, warnings, err
 	}
 	for attempt := 0; ; attempt++ {
 		key := storage.ObjectKey(m.Namespace, m.Name)
@@ -216,11 +221,11 @@ func (s *Server) createDecoded(ctx context.Context, res *registry.Resource, name
 			if generated {
 				st.Details.RetryAfterSeconds = 1
 			}
-			return nil, nil, st
+			return nil, warnings, st
 		}
 		if err != nil {
 			s.releaseService(res, m)
-			return nil, nil, err
+			return nil, warnings, err
 		}
 		s.ctrl.AfterWrite(ctx, res, watch.Added, nil, obj)
 		return obj, warnings, nil
