@@ -77,3 +77,36 @@ func TestDeviceTaintTimeAdded(t *testing.T) {
 	assert.Equal(t, now, rule["spec"].(map[string]any)["taint"].(map[string]any)["timeAdded"])
 	assert.JSONEq(t, `{"f:spec":{"f:deviceSelector":{".":{},"f:driver":{}},"f:taint":{"f:effect":{},"f:key":{},"f:timeAdded":{}}}}`, fieldsV1(t, rule))
 }
+
+// TestDeviceTaintRuleEffectChange updates a DeviceTaintRule as the real
+// strategy does: a new effect with the stored timeAdded gets the time of
+// the update, a new effect with a time of its own keeps it, and each
+// change of the spec raises the generation; an update needs a
+// resourceVersion.
+func TestDeviceTaintRuleEffectChange(t *testing.T) {
+	clk := NewFakeClock(time.Date(2026, 12, 3, 18, 0, 0, 0, time.UTC))
+	_, c := newTestServer(t, Options{Clock: clk})
+	const path = "/apis/resource.k8s.io/v1/devicetaintrules"
+	const rule = `{"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule","metadata":{"name":"r"%s},
+	 "spec":{"deviceSelector":{"driver":"dra.example.com"},"taint":{"key":"k","effect":"%s","timeAdded":"%s"}}}`
+	created := c.mustCreate(path, fmt.Sprintf(rule, "", "NoSchedule", "2026-01-01T00:00:00Z"))
+	assert.EqualValues(t, 1, created["metadata"].(map[string]any)["generation"])
+
+	r := c.do(http.MethodPut, path+"/r", fmt.Sprintf(rule, "", "NoExecute", "2026-01-01T00:00:00Z"))
+	require.Equal(t, http.StatusUnprocessableEntity, r.code, "%s", r.body)
+	assert.Equal(t, `devicetaintrules.resource.k8s.io "r" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`, r.status(t).Message)
+
+	clk.Step(90 * time.Second)
+	rv := func(obj map[string]any) string {
+		return fmt.Sprintf(`,"resourceVersion":%q`, obj["metadata"].(map[string]any)["resourceVersion"])
+	}
+	r = c.do(http.MethodPut, path+"/r", fmt.Sprintf(rule, rv(created), "NoExecute", "2026-01-01T00:00:00Z"))
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	bumped := r.object(t)
+	assert.Equal(t, "2026-12-03T18:01:30Z", bumped["spec"].(map[string]any)["taint"].(map[string]any)["timeAdded"])
+	assert.EqualValues(t, 2, bumped["metadata"].(map[string]any)["generation"])
+
+	r = c.do(http.MethodPut, path+"/r", fmt.Sprintf(rule, rv(bumped), "None", "2026-02-01T00:00:00Z"))
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	assert.Equal(t, "2026-02-01T00:00:00Z", r.object(t)["spec"].(map[string]any)["taint"].(map[string]any)["timeAdded"])
+}

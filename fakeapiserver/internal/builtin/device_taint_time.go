@@ -33,3 +33,19 @@ func defaultTaintTimes(k Kind, obj *jsonv.Value, now time.Time) {
 		}
 	}
 }
+
+// bumpTaintTime gives an updated DeviceTaintRule whose taint changes its
+// effect but keeps the stored timeAdded the time of the write, as the
+// real strategy does, so that timeAdded tells when the effect began.
+func bumpTaintTime(k Kind, obj, old *jsonv.Value, now time.Time) {
+	if now.IsZero() || k.Group != "resource.k8s.io" || k.Kind != "DeviceTaintRule" {
+		return
+	}
+	taint, oldTaint := present(sub(obj, "spec"), "taint"), sub(sub(old, "spec"), "taint")
+	if taint == nil || str(taint, "effect") == str(oldTaint, "effect") {
+		return
+	}
+	if instantLeaf(str(taint, "timeAdded")) == instantLeaf(str(oldTaint, "timeAdded")) {
+		taint.Set("timeAdded", jsonv.NewString(now.UTC().Truncate(time.Second).Format(time.RFC3339)))
+	}
+}

@@ -137,6 +137,7 @@ func (w Write) AdmitUpdate(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) er
 		}
 	}
 	PrepareUpdate(k.Group, k.Kind, obj, old)
+	bumpTaintTime(k, obj, old, w.Env.Now)
 	if errs := validateUpdate(k, m, obj, old); len(errs) > 0 {
 		undo()
 		return &Invalid{Errors: errs}

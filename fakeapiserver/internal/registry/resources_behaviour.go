@@ -159,6 +159,7 @@ var behaviours = map[string]behaviour{
 	"resource.k8s.io/deviceclasses":                                  {generation: true, returnsObject: true},
 	"resource.k8s.io/resourceslices": {generation: true, returnsObject: true, noNamespaceField: true, fields: map[string]FieldSpec{
 		"spec.nodeName": sf("spec", "nodeName"), "spec.driver": sf("spec", "driver"), "spec.pool.name": sf("spec", "pool", "name")}},
+	"resource.k8s.io/devicetaintrules":               {generation: true, requireRV: true},
 	"resource.k8s.io/resourceclaims":                 {returnsObject: true},
 	"resource.k8s.io/resourceclaimtemplates":         {returnsObject: true},
 	"apiextensions.k8s.io/customresourcedefinitions": {generation: true},
