@@ -57,6 +57,7 @@
 // validate_pod_probes.go (probes by container kind, container restart
 // policies and rules, host port conflicts), validate_pod_annotations.go
 // (the pod-specific annotations of Pods and templates),
+// validate_pod_volumes.go (the common volume sources' own rules),
 // validate_pod_envfrom.go, validate_pod_devices.go (volumeDevices),
 // validate_pod_gates.go (scheduling gates, hostnameOverride),
 // validate_pod_resources.go (pod-level resources, resource claim

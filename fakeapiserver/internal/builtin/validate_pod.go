@@ -179,20 +179,12 @@ func (v *validator) toleration(path string, t *jsonv.Value) {
 
 // volumes checks the pod's volumes and returns their names.
 func (v *validator) volumes(path string, spec *jsonv.Value) map[string]bool {
+	// A volume with any error is not one a mount can name, as on the
+	// real server.
 	names := map[string]bool{}
 	for i, vol := range items(spec, "volumes") {
 		p := index(path, i)
-		name := str(vol, "name")
-		switch {
-		case name == "":
-			v.required(p+".name", "")
-		case len(validation.LabelProblems(name)) > 0:
-			v.problems(p+".name", name, validation.LabelProblems(name))
-		case names[name]:
-			v.duplicate(p+".name", name)
-		default:
-			names[name] = true
-		}
+		before := len(v.errs)
 		n := 0
 		for _, s := range volumeSources {
 			if unset(vol, s) {
@@ -201,10 +193,23 @@ func (v *validator) volumes(path string, spec *jsonv.Value) map[string]bool {
 			n++
 			if n > 1 {
 				v.forbidden(p+"."+s, "may not specify more than 1 volume type")
+				continue
 			}
+			v.volumeSource(p, s, vol)
 		}
 		if n == 0 {
 			v.required(p, "must specify a volume type")
+		}
+		name := str(vol, "name")
+		switch {
+		case name == "":
+			v.required(p+".name", "")
+		case len(validation.LabelProblems(name)) > 0:
+			v.problems(p+".name", name, validation.LabelProblems(name))
+		case names[name]:
+			v.duplicate(p+".name", name)
+		case len(v.errs) == before:
+			names[name] = true
 		}
 	}
 	return names
