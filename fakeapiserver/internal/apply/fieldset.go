@@ -270,8 +270,9 @@ func appendCanonical(buf []byte, v jsonv.Value) []byte {
 }
 
 // itemElem returns the path element of a list item: "k:{...}" for an
-// associative list (a missing key field takes its schema default), "v:..."
-// for a set.
+// associative list (a missing key field takes its schema default, or is
+// left out of the key when it has none, as structured-merge-diff v6
+// does; an item without any key field is an error), "v:..." for a set.
 func itemElem(list node, sh shape, item jsonv.Value) (string, error) {
 	if sh == setShape {
 		return "v:" + canonicalJSON(item), nil
@@ -290,7 +291,7 @@ func itemElem(list node, sh shape, item jsonv.Value) (string, error) {
 		if v == nil || v.Kind == jsonv.Null {
 			f, _ := elem.field(k)
 			if f.s == nil || f.s.Default == "" {
-				return "", fmt.Errorf("associative list with keys has an element that omits key field %q (and doesn't have default value)", k)
+				continue
 			}
 			d, err := jsonv.Parse([]byte(f.s.Default))
 			if err != nil {
@@ -299,6 +300,9 @@ func itemElem(list node, sh shape, item jsonv.Value) (string, error) {
 			v = &d.Value
 		}
 		key.Set(k, *v)
+	}
+	if len(key.Obj) == 0 {
+		return "", fmt.Errorf("associative list with keys has an element that omits all key fields %q (and doesn't have default values for any key fields)", keys)
 	}
 	return "k:" + canonicalJSON(key), nil
 }

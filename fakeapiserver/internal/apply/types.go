@@ -94,6 +94,11 @@ func (n node) shapeOf(v jsonv.Value) shape {
 			return setShape
 		}
 		return leafShape
+	case s.Type == "object" && len(s.Properties) == 0 && s.AdditionalProperties == nil:
+		// An object the schema says nothing about (a RawExtension: a
+		// device's data, a ControllerRevision's) is owned whole, as
+		// structured-merge-diff owns it.
+		return leafShape
 	case s.Type == "object" || len(s.Properties) > 0 || s.AdditionalProperties != nil:
 		if v.Kind != jsonv.Object || s.MapType == "atomic" {
 			return leafShape
