@@ -1,7 +1,9 @@
 package fakeapiserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -205,9 +207,11 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 		return nil, err
 	}
 	// A write that changes nothing is not stored, unless it clears the
-	// managedFields the object holds.
+	// managedFields the object holds or records fields its entries do
+	// not hold yet (a status write whose fields the strategy drops).
 	reset := subresource == "" && managedReset(sentManaged) && len(cur.Meta.ManagedFields) > 0
-	if storage.SameContent(cur, next) && !reset {
+	same := storage.SameContent(cur, next) && !reset
+	if same && managed != nil {
 		return nil, nil
 	}
 	if managed != nil {
@@ -240,7 +244,29 @@ func (s *Server) prepareUpdateManaged(ctx context.Context, res *registry.Resourc
 		Now: s.clock.Now(), Convert: managedConverter(res, written)})); err != nil {
 		return nil, apistatus.Internal(err)
 	}
+	if same && sameManagedFields(old.ManagedFields, m.ManagedFields) {
+		return nil, nil
+	}
 	return storage.Assemble(cur.Kind, apiVersion, m, restJSON, fields)
+}
+
+// sameManagedFields reports whether two managedFields lists hold the same
+// entries but for their times: the real field manager keeps the old times
+// of a write that changes nothing else, so that write is not stored.
+func sameManagedFields(a, b []meta.ManagedFieldsEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		x.Time, y.Time = meta.Time{}, meta.Time{}
+		jx, errX := json.Marshal(x)
+		jy, errY := json.Marshal(y)
+		if errX != nil || errY != nil || !bytes.Equal(jx, jy) {
+			return false
+		}
+	}
+	return true
 }
 
 // prepareMainUpdate is prepareUpdateManaged's work for a write of the

@@ -56,9 +56,9 @@ func CompleteDecoded(defs *openapi.Definitions, definition string, obj *jsonv.Va
 }
 
 // CompleteStructsAndTimes is CompleteStructs that also adds the
-// never-omitted timestamps as null: what the real field manager records
-// a status write from (a Pod condition's lastProbeTime left unset is
-// recorded as owned).
+// never-omitted timestamps, lists and pointers as null: what the real
+// field manager records a status write from (a Pod condition's
+// lastProbeTime left unset is recorded as owned).
 func CompleteStructsAndTimes(defs *openapi.Definitions, definition string, obj *jsonv.Value) {
 	c := completer{defs: defs, structsOnly: true, times: true}
 	c.object(obj, &openapi.Schema{Ref: definition}, 0, true)
@@ -145,7 +145,9 @@ func (c completer) object(v *jsonv.Value, s *openapi.Schema, depth int, top bool
 	}
 	zeros, times := neverOmittedFields(name)
 	for _, m := range zeros {
-		if v.Index(m.Key) < 0 && !c.structsOnly {
+		// The field manager records a never-omitted nil list or pointer
+		// too: the Go types encode it as null.
+		if v.Index(m.Key) < 0 && (!c.structsOnly || m.Value.Kind == jsonv.Null) {
 			v.Obj = append(v.Obj, jsonv.Member{Key: m.Key, Value: m.Value.Clone()})
 		}
 	}
