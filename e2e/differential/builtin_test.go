@@ -50,6 +50,7 @@ var builtinResources = map[string]struct {
 	"ControllerRevision": {"controllerrevisions", true}, "VolumeAttributesClass": {"volumeattributesclasses", false},
 	"ClusterTrustBundle": {"clustertrustbundles", false}, "PodCertificateRequest": {"podcertificaterequests", true},
 	"APIService": {"apiservices", false}, "StorageVersionMigration": {"storageversionmigrations", false},
+	"CSINode": {"csinodes", false},
 }
 
 // builtinCreate turns a testdata object into a dry-run create in the

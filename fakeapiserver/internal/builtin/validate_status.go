@@ -41,6 +41,7 @@ var statusRules = map[string]statusRule{
 	"policy/PodDisruptionBudget":          pdbStatus,
 
 	"networking.k8s.io/Ingress":                     ingressStatus,
+	"resource.k8s.io/ResourceClaim":                 resourceClaimStatus,
 	"certificates.k8s.io/CertificateSigningRequest": csrStatus,
 	"apiregistration.k8s.io/APIService":             apiServiceStatus,
 
@@ -73,8 +74,9 @@ func ValidateStatusUpdate(group, kind string, m *meta.ObjectMeta, obj, old *json
 // gets a new lastPhaseTransitionTime (now), a Node drops a status.config
 // its stored object does not have, and a CertificateSigningRequest keeps its
 // Approved and Denied conditions and gets its conditions' missing times
-// (now, the time of the write). obj is changed in place; old is only
-// read.
+// (now, the time of the write), a ResourceClaim drops the status of
+// the devices its allocation no longer holds, and a CSINode its
+// storageHealth. obj is changed in place; old is only read.
 func PrepareStatusUpdate(group, kind string, obj, old *jsonv.Value, now time.Time) {
 	if obj == nil || old == nil {
 		return
@@ -91,6 +93,17 @@ func PrepareStatusUpdate(group, kind string, obj, old *jsonv.Value, now time.Tim
 	case "certificates.k8s.io/CertificateSigningRequest":
 		if status := present(obj, "status"); status != nil {
 			prepareCSRStatus(status, sub(old, "status"), now)
+		}
+	case "resource.k8s.io/ResourceClaim":
+		if status := present(obj, "status"); status != nil {
+			dropDeallocatedDevices(status, sub(old, "status"))
+		}
+	case "storage.k8s.io/CSINode":
+		// storageHealth belongs to the CSIVolumeHealth gate, off in 1.37:
+		// it is dropped unless the stored status has it (it never does,
+		// as a create drops it too).
+		if status := present(obj, "status"); status != nil && empty(sub(old, "status"), "storageHealth") {
+			status.Delete("storageHealth")
 		}
 	}
 }
