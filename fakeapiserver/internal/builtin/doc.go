@@ -91,7 +91,9 @@
 // allocated resources' health), validate_status_pod_claims.go (the
 // extended resource claim, gated status fields dropped),
 // validate_status_resource.go (a ResourceClaim's allocation,
-// reservedFor and device statuses),
+// reservedFor and device statuses), validate_status_taint_rule.go,
+// validate_status_pcr.go (a PodCertificateRequest's conditions and
+// issued chain),
 // validate_status_workloads.go,
 // validate_status_job.go, validate_status_certificates.go and
 // validate_status_other.go (flow control, storage version migrations),

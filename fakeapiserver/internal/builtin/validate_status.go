@@ -42,7 +42,9 @@ var statusRules = map[string]statusRule{
 
 	"networking.k8s.io/Ingress":                     ingressStatus,
 	"resource.k8s.io/ResourceClaim":                 resourceClaimStatus,
+	"resource.k8s.io/DeviceTaintRule":               deviceTaintRuleStatus,
 	"certificates.k8s.io/CertificateSigningRequest": csrStatus,
+	"certificates.k8s.io/PodCertificateRequest":     podCertificateRequestStatus,
 	"apiregistration.k8s.io/APIService":             apiServiceStatus,
 
 	"flowcontrol.apiserver.k8s.io/FlowSchema":                 flowControlStatus,
