@@ -182,6 +182,15 @@ func validatePDB(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 
 func validateIngress(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	spec := sub(obj, "spec")
+	if len(items(spec, "rules")) == 0 && present(spec, "defaultBackend") == nil {
+		// The real server shows the rules it was given: [] when sent
+		// empty, null when left out.
+		shown := "null"
+		if r := spec.Get("rules"); r != nil && r.Kind == jsonv.Array {
+			shown = "[]"
+		}
+		v.invalidRaw("spec", shown, "either `defaultBackend` or `rules` must be specified")
+	}
 	for i, r := range items(spec, "rules") {
 		p := index("spec.rules", i)
 		if h := str(r, "host"); h != "" {
@@ -194,6 +203,9 @@ func validateIngress(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 		http := present(r, "http")
 		if http == nil {
 			continue
+		}
+		if len(items(http, "paths")) == 0 {
+			v.required(p+".http.paths", "")
 		}
 		for j, path := range items(http, "paths") {
 			pp := index(p+".http.paths", j)
