@@ -51,6 +51,14 @@ func TestPodOfSeveralBudgets(t *testing.T) {
 		"spec": map[string]any{"maxUnavailable": 0, "selector": map[string]any{"matchExpressions": []map[string]any{
 			{"key": "tier", "operator": "In", "values": []string{"web"}}}}}}
 	require.NoError(t, kit.Create(ctx, c.Client, pdbs, byTier, nil))
+	// The warning on a pod's add is only given if the controller already
+	// holds both budgets: a budget's status written for its generation
+	// says it does.
+	for _, name := range []string{"shared", "web-tier"} {
+		cluster.AwaitNamed(t, c, budgets, "default", name, "budget "+name+" synced", func(b *api.PodDisruptionBudget) bool {
+			return b.Generation > 0 && b.Status.ObservedGeneration == b.Generation
+		})
+	}
 	pod := func(name string, labels map[string]string) *api.Pod {
 		t.Helper()
 		p := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": name, "namespace": "default", "labels": labels},
