@@ -238,8 +238,10 @@ func behaviorAnnotation(b *hpaBehavior) hpaBehaviorAnnotation {
 			return nil
 		}
 		out := &hpaRulesAnnotation{StabilizationWindowSeconds: r.StabilizationWindowSeconds, SelectPolicy: r.SelectPolicy, Tolerance: r.Tolerance}
-		for _, p := range r.Policies {
-			out.Policies = append(out.Policies, hpaPolicyAnnotation{Type: p.Type, Value: p.Value, PeriodSeconds: p.PeriodSeconds})
+		if r.Policies != nil {
+			for _, p := range *r.Policies {
+				out.Policies = append(out.Policies, hpaPolicyAnnotation{Type: p.Type, Value: p.Value, PeriodSeconds: p.PeriodSeconds})
+			}
 		}
 		return out
 	}
@@ -253,9 +255,14 @@ func behaviorFromAnnotation(b hpaBehaviorAnnotation) *hpaBehavior {
 			return nil
 		}
 		out := &hpaScalingRules{StabilizationWindowSeconds: r.StabilizationWindowSeconds, SelectPolicy: r.SelectPolicy, Tolerance: r.Tolerance}
+		// The real server does not default a behavior that comes in the
+		// annotation: a direction without policies is refused as one
+		// with policies: [], which the v2 defaulter keeps.
+		policies := make([]hpaPolicy, 0, len(r.Policies))
 		for _, p := range r.Policies {
-			out.Policies = append(out.Policies, hpaPolicy{p.Type, p.Value, p.PeriodSeconds})
+			policies = append(policies, hpaPolicy{p.Type, p.Value, p.PeriodSeconds})
 		}
+		out.Policies = &policies
 		return out
 	}
 	return &hpaBehavior{ScaleUp: conv(b.ScaleUp), ScaleDown: conv(b.ScaleDown)}

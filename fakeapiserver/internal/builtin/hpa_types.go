@@ -49,10 +49,12 @@ type hpaMetricV2 = hpaMetricOf[hpaMetricV2Object, hpaMetricV2Pods, hpaMetricV2Re
 type hpaMetricStatusV2 = hpaMetricOf[hpaMetricStatusV2Object, hpaMetricStatusV2Pods, hpaMetricStatusV2Resource, hpaMetricStatusV2ContainerResource, hpaMetricStatusV2External]
 
 type hpaScalingRules struct {
-	StabilizationWindowSeconds *int32      `json:"stabilizationWindowSeconds,omitempty"`
-	SelectPolicy               *string     `json:"selectPolicy,omitempty"`
-	Policies                   []hpaPolicy `json:"policies,omitempty"`
-	Tolerance                  *string     `json:"tolerance,omitempty"`
+	StabilizationWindowSeconds *int32  `json:"stabilizationWindowSeconds,omitempty"`
+	SelectPolicy               *string `json:"selectPolicy,omitempty"`
+	// Policies is a pointer so that a behavior read from the v1
+	// annotation can say policies: [] (see behaviorFromAnnotation).
+	Policies  *[]hpaPolicy `json:"policies,omitempty"`
+	Tolerance *string      `json:"tolerance,omitempty"`
 }
 
 type hpaBehavior struct {

@@ -159,6 +159,7 @@ func validateHPA(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {
 	if av := str(ref, "apiVersion"); !strings.Contains(av, "/") && av != "v1" {
 		v.invalid("spec.scaleTargetRef.apiVersion", av, "apiVersion must specify API group")
 	}
+	v.hpaBehavior(spec)
 }
 
 func validatePDB(v *validator, _ *meta.ObjectMeta, obj *jsonv.Value) {

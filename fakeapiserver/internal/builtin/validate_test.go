@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubecache/kubecache/fakeapiserver/internal/apistatus"
 	"github.com/kubecache/kubecache/fakeapiserver/internal/jsonv"
+	"github.com/kubecache/kubecache/fakeapiserver/internal/openapi"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -45,7 +46,7 @@ func TestValidateMatchesRealServer(t *testing.T) {
 			name = "privileged/" + name
 		}
 		t.Run(name, func(t *testing.T) {
-			m, obj, gvk := load(t, in)
+			m, obj, gvk := loadStored(t, in)
 			data, err := os.ReadFile(strings.TrimSuffix(in, ".in.json") + ".real.json")
 			require.NoError(t, err)
 			var want realStatus
@@ -99,6 +100,22 @@ func dryRunCreateErrors(t *testing.T, m *meta.ObjectMeta, obj *jsonv.Value) []Fi
 		return inv.Errors
 	}
 	return nil
+}
+
+// loadStored loads an object as the fake server validates it: converted
+// to its storage version first when written at a converting one (an
+// autoscaling/v1 HPA is checked as autoscaling/v2).
+func loadStored(t *testing.T, path string) (*meta.ObjectMeta, jsonv.Value, openapi.GVK) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var head struct{ APIVersion, Kind string }
+	require.NoError(t, json.Unmarshal(data, &head))
+	if c, ok := Conversions[head.APIVersion+"/"+head.Kind]; ok {
+		data, err = c.ToStored(data)
+		require.NoError(t, err)
+	}
+	return loadBytes(t, data)
 }
 
 func causeString(c meta.StatusCause) string {
