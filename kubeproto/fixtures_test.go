@@ -1,16 +1,14 @@
 package kubeproto
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/base64"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubecache/kubecache/internal/jsonlines"
 )
 
 // fixture is one vector written from the real encoders (see doc.go): the
@@ -27,26 +25,8 @@ type fixture struct {
 }
 
 func loadFixtures(t testing.TB) []fixture {
-	files, err := filepath.Glob(filepath.Join("testdata", "fixtures", "*.jsonl.gz"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files, "no fixtures in testdata/fixtures")
-	var out []fixture
-	for _, name := range files {
-		f, err := os.Open(name)
-		require.NoError(t, err)
-		zr, err := gzip.NewReader(f)
-		require.NoError(t, err)
-		sc := bufio.NewScanner(zr)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			var fx fixture
-			require.NoError(t, json.Unmarshal(sc.Bytes(), &fx), name)
-			out = append(out, fx)
-		}
-		require.NoError(t, sc.Err(), name)
-		require.NoError(t, f.Close())
-	}
-	return out
+	t.Helper()
+	return jsonlines.ReadGzip[fixture](t, filepath.Join("testdata", "fixtures", "*.jsonl.gz"))
 }
 
 // TestFixturesJSONToProtobuf checks that the JSON of every fixture

@@ -1,8 +1,6 @@
 package meta
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -124,41 +122,24 @@ func compareProtobuf[T Object](t *testing.T, msg, js []byte) {
 // PartialObjectMetadata, and compares with Decode of the fixture's JSON
 // for that body.
 func TestDecodeProtobufFixtures(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "kubeproto", "testdata", "fixtures", "*.jsonl.gz"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	n := 0
-	for _, name := range files {
-		f, err := os.Open(name)
+	for _, fx := range readProtobufFixtures(t) {
+		body, err := base64.StdEncoding.DecodeString(fx.Proto)
 		require.NoError(t, err)
-		zr, err := gzip.NewReader(f)
-		require.NoError(t, err)
-		sc := bufio.NewScanner(zr)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			var fx struct {
-				Kind, Proto, ProtoJSON string
-			}
-			require.NoError(t, json.Unmarshal(sc.Bytes(), &fx))
-			body, err := base64.StdEncoding.DecodeString(fx.Proto)
-			require.NoError(t, err)
-			js := []byte(fx.ProtoJSON)
-			wantW, errW := Decode[*wideObject](js)
-			gotW, err := DecodeProtobufBody[*wideObject](body)
-			if errW == nil {
-				require.NoError(t, err, fx.Kind)
-				assert.Equal(t, wantW, gotW, fx.Kind)
-			}
-			wantP, errP := Decode[*PartialObjectMetadata](js)
-			gotP, err := DecodeProtobufBody[*PartialObjectMetadata](body)
-			if errP == nil {
-				require.NoError(t, err, fx.Kind)
-				assert.Equal(t, wantP, gotP, fx.Kind)
-			}
-			n++
+		js := []byte(fx.ProtoJSON)
+		wantW, errW := Decode[*wideObject](js)
+		gotW, err := DecodeProtobufBody[*wideObject](body)
+		if errW == nil {
+			require.NoError(t, err, fx.Kind)
+			assert.Equal(t, wantW, gotW, fx.Kind)
 		}
-		require.NoError(t, sc.Err())
-		require.NoError(t, f.Close())
+		wantP, errP := Decode[*PartialObjectMetadata](js)
+		gotP, err := DecodeProtobufBody[*PartialObjectMetadata](body)
+		if errP == nil {
+			require.NoError(t, err, fx.Kind)
+			assert.Equal(t, wantP, gotP, fx.Kind)
+		}
+		n++
 	}
 	assert.Greater(t, n, 100)
 }

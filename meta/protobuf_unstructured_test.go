@@ -1,10 +1,7 @@
 package meta
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/base64"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubecache/kubecache/internal/jsonlines"
 	"github.com/kubecache/kubecache/kubeproto"
 )
 
@@ -28,26 +26,7 @@ type protobufFixture struct {
 // readProtobufFixtures reads every fixture of kubeproto's testdata.
 func readProtobufFixtures(t testing.TB) []protobufFixture {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "kubeproto", "testdata", "fixtures", "*.jsonl.gz"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	var out []protobufFixture
-	for _, name := range files {
-		f, err := os.Open(name)
-		require.NoError(t, err)
-		zr, err := gzip.NewReader(f)
-		require.NoError(t, err)
-		sc := bufio.NewScanner(zr)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			var fx protobufFixture
-			require.NoError(t, json.Unmarshal(sc.Bytes(), &fx), name)
-			out = append(out, fx)
-		}
-		require.NoError(t, sc.Err(), name)
-		require.NoError(t, f.Close())
-	}
-	return out
+	return jsonlines.ReadGzip[protobufFixture](t, filepath.Join("..", "kubeproto", "testdata", "fixtures", "*.jsonl.gz"))
 }
 
 // TestDecodeProtobufUnstructuredFixtures decodes the protobuf body of
