@@ -112,12 +112,19 @@ func TestOmittedZeros(t *testing.T) {
 	assert.Contains(t, table["io.k8s.api.core.v1.ServicePort"], omittedField{"name", "String"})
 	assert.Contains(t, table["io.k8s.api.core.v1.ContainerPort"], omittedField{"hostPort", "Number"})
 	assert.NotContains(t, table["io.k8s.api.apps.v1.DeploymentSpec"], omittedField{"replicas", "Number"})
-	src := renderOmitted(t, table)
+	checkTable(t, omittedTable, renderOmitted(t, table), "TestOmittedZeros")
+}
+
+// checkTable compares a generated table's source with the checked-in
+// file at path, or writes it there with -update; test names the test
+// that regenerates it.
+func checkTable(t *testing.T, path string, src []byte, test string) {
+	t.Helper()
 	if *update {
-		require.NoError(t, os.WriteFile(omittedTable, src, 0o644))
+		require.NoError(t, os.WriteFile(path, src, 0o644))
 		return
 	}
-	have, err := os.ReadFile(omittedTable)
+	have, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Equal(t, string(src), string(have), "%s is stale: run go test ./gotypes -run TestOmittedZeros -update", omittedTable)
+	assert.Equal(t, string(src), string(have), "%s is stale: run go test ./gotypes -run %s -update", path, test)
 }
