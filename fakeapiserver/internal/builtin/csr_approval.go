@@ -28,6 +28,25 @@ func PrepareApproval(obj, old *jsonv.Value, now time.Time) (jsonv.Value, []Field
 	} else if unset(sub2(obj, "status"), "conditions") {
 		conds = jsonv.Value{Kind: jsonv.Null}
 	}
+	stampCSRConditions(&conds, old, now)
+	status := jsonv.NewObject()
+	if st := present(&next, "status"); st != nil {
+		status = st.Clone()
+	}
+	if conds.Kind == jsonv.Null {
+		status.Delete("conditions")
+	} else {
+		status.Set("conditions", conds)
+	}
+	next.Set("status", status)
+	return next, approvalErrors(&conds, old)
+}
+
+// stampCSRConditions fills each of a CSR's conditions' missing
+// lastUpdateTime with now and missing lastTransitionTime with that of old's
+// condition of the same type and status (now when there is none); old is
+// the stored CSR's members other than metadata.
+func stampCSRConditions(conds, old *jsonv.Value, now time.Time) {
 	stamp := jsonv.NewString(now.UTC().Format(time.RFC3339))
 	for i := range conds.Arr {
 		c := &conds.Arr[i]
@@ -41,17 +60,6 @@ func PrepareApproval(obj, old *jsonv.Value, now time.Time) (jsonv.Value, []Field
 			c.Set("lastTransitionTime", previousTransition(old, str(c, "type"), str(c, "status"), stamp))
 		}
 	}
-	status := jsonv.NewObject()
-	if st := present(&next, "status"); st != nil {
-		status = st.Clone()
-	}
-	if conds.Kind == jsonv.Null {
-		status.Delete("conditions")
-	} else {
-		status.Set("conditions", conds)
-	}
-	next.Set("status", status)
-	return next, approvalErrors(&conds, old)
 }
 
 // previousTransition is the lastTransitionTime of old's condition of this

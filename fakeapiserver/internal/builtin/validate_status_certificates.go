@@ -44,21 +44,9 @@ func prepareCSRStatus(status, old *jsonv.Value, now time.Time) {
 			}
 		}
 	}
-	stamp := jsonv.NewString(now.UTC().Format(time.RFC3339))
 	wrapped := jsonv.NewObject()
 	wrapped.Set("status", old.Clone())
-	for i := range conds.Arr {
-		c := &conds.Arr[i]
-		if c.Kind != jsonv.Object {
-			continue
-		}
-		if empty(c, "lastUpdateTime") {
-			c.Set("lastUpdateTime", stamp)
-		}
-		if empty(c, "lastTransitionTime") {
-			c.Set("lastTransitionTime", previousTransition(&wrapped, str(c, "type"), str(c, "status"), stamp))
-		}
-	}
+	stampCSRConditions(conds, &wrapped, now)
 }
 
 // csrStatus checks a CSR's conditions as an approval does, that a status
