@@ -46,7 +46,7 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 // builtinWrite returns the environment of one write.
 func (s *Server) builtinWrite(dryRun bool) builtin.Write {
 	return builtin.Write{
-		Env:      builtin.Env{Now: s.clock.Now(), Priority: s.priorityClass, NoNodeTaint: s.opts.NoNodeTaint},
+		Env:      builtin.Env{Now: s.clock.Now(), Priority: s.priorityClass, RuntimeClass: s.runtimeClass, NoNodeTaint: s.opts.NoNodeTaint},
 		Services: s.services,
 		DryRun:   dryRun,
 	}
@@ -234,6 +234,28 @@ func (s *Server) priorityClass(name string) (builtin.PriorityClass, bool) {
 		return true
 	})
 	return found, ok
+}
+
+// runtimeClass reads a RuntimeClass for the RuntimeClass admission
+// plugin.
+func (s *Server) runtimeClass(name string) (builtin.RuntimeClass, bool) {
+	o := s.store.Get("node.k8s.io/runtimeclasses", name)
+	if o == nil {
+		return builtin.RuntimeClass{}, false
+	}
+	doc, err := o.Document()
+	if err != nil {
+		return builtin.RuntimeClass{}, false
+	}
+	var rc builtin.RuntimeClass
+	if oh := doc.Get("overhead"); oh != nil && oh.Kind == jsonv.Object {
+		rc.HasOverhead = true
+		if pf := oh.Get("podFixed"); pf != nil && pf.Kind == jsonv.Object {
+			c := pf.Clone()
+			rc.Overhead = &c
+		}
+	}
+	return rc, true
 }
 
 // priorityOf reads a PriorityClass object.

@@ -16,6 +16,8 @@ type Env struct {
 	Now time.Time
 	// Priority finds priority classes for new Pods; nil knows none.
 	Priority PriorityLookup
+	// RuntimeClass finds runtime classes for new Pods; nil knows none.
+	RuntimeClass RuntimeClassLookup
 	// NoNodeTaint leaves out the not-ready taint a new Node gets from the
 	// TaintNodesByCondition plugin, for a server whose caller runs no node
 	// lifecycle controller to remove it once the Node is Ready.
@@ -67,6 +69,9 @@ func PrepareCreate(group, kind string, m *meta.ObjectMeta, obj *jsonv.Value, env
 			}
 			defaultTolerations(spec)
 			if msg := admitPriority(spec, env.Priority); msg != "" {
+				return &Forbidden{Message: msg}
+			}
+			if msg := admitRuntimeClass(spec, env.RuntimeClass); msg != "" {
 				return &Forbidden{Message: msg}
 			}
 		}

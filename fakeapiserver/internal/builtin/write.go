@@ -117,6 +117,13 @@ func (w Write) AdmitCreate(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) error {
 		undo()
 		return &Invalid{Errors: errs}
 	}
+	if k.Group == "" && k.Kind == "Pod" {
+		// The validating step of the RuntimeClass admission plugin.
+		if msg := validateRuntimeClassOverhead(sub(obj, "spec"), w.Env.RuntimeClass); msg != "" {
+			undo()
+			return &Forbidden{Message: msg}
+		}
+	}
 	complete(k, obj)
 	return nil
 }
