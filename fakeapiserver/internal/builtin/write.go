@@ -76,9 +76,14 @@ func (w Write) Decoded(k Kind, m *meta.ObjectMeta, obj *jsonv.Value) {
 			m.Annotations["deprecated.daemonset.template.generation"] = "1"
 		}
 	}
+	isPod := k.Group == "" && k.Kind == "Pod"
+	overheadGiven := isPod && emptyOverhead(sub(obj, "spec"))
 	defs := openapi.Builtin()
 	if def, _, ok := defs.ForKind(openapi.GVK{Group: k.Group, Version: k.Version, Kind: k.Kind}); ok {
 		CompleteDecoded(defs, def, obj)
+	}
+	if isPod {
+		keepEmptyOverhead(present(obj, "spec"), overheadGiven)
 	}
 }
 
@@ -142,6 +147,9 @@ func (w Write) AdmitUpdate(k Kind, m *meta.ObjectMeta, obj, old *jsonv.Value) er
 		if undo, err = w.beginService(m, present(obj, "spec"), oldSpec); err != nil {
 			return err
 		}
+	}
+	if k.Group == "" && k.Kind == "Pod" {
+		dropEmptyOverhead(present(obj, "spec"))
 	}
 	PrepareUpdate(k.Group, k.Kind, obj, old)
 	bumpTaintTime(k, obj, old, w.Env.Now)
