@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -240,11 +241,7 @@ func createdManagedFields(res *registry.Resource, in *request.Incoming, m *meta.
 	if wo.managed != nil {
 		return wo.managed, nil
 	}
-	sent, err := storage.Assemble(in.Kind, in.APIVersion, m, storage.EncodeRest(builtinRecorded(res, in.APIVersion, rest)), fields)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := managedDocument(sent, in.SentAPIVersion)
+	doc, err := createdDocument(res, in, m, rest, fields)
 	if err != nil {
 		return nil, err
 	}
@@ -255,6 +252,37 @@ func createdManagedFields(res *registry.Resource, in *request.Incoming, m *meta.
 		return nil, apistatus.Internal(err)
 	}
 	return managed, nil
+}
+
+// createdDocument is the new object as its managedFields are computed
+// from: as sent, at the version it was sent in. A built-in object sent at
+// its storage version is put together from its members as they are; any
+// other is encoded and read back at the version sent, converting it.
+func createdDocument(res *registry.Resource, in *request.Incoming, m *meta.ObjectMeta, rest []jsonv.Member, fields map[string]string) (jsonv.Value, error) {
+	recorded := builtinRecorded(res, in.APIVersion, rest)
+	if res.Custom || (in.SentAPIVersion != "" && in.SentAPIVersion != in.APIVersion) {
+		sent, err := storage.Assemble(in.Kind, in.APIVersion, m, storage.EncodeRest(recorded), fields)
+		if err != nil {
+			return jsonv.Value{}, err
+		}
+		return managedDocument(sent, in.SentAPIVersion)
+	}
+	// builtinRecorded returned a copy of the members: the document may
+	// hold them.
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return jsonv.Value{}, fmt.Errorf("encode metadata: %w", err)
+	}
+	md, err := jsonv.Parse(mj)
+	if err != nil {
+		return jsonv.Value{}, fmt.Errorf("encoded metadata: %w", err)
+	}
+	obj := make([]jsonv.Member, 0, len(recorded)+3)
+	obj = append(obj,
+		jsonv.Member{Key: "kind", Value: jsonv.NewString(in.Kind)},
+		jsonv.Member{Key: "apiVersion", Value: jsonv.NewString(in.APIVersion)},
+		jsonv.Member{Key: "metadata", Value: md.Value})
+	return jsonv.Value{Kind: jsonv.Object, Obj: append(obj, recorded...)}, nil
 }
 
 // generateName appends 5 random characters to prefix, truncating the
