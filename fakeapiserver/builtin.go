@@ -255,6 +255,15 @@ func (s *Server) runtimeClass(name string) (builtin.RuntimeClass, bool) {
 			rc.Overhead = &c
 		}
 	}
+	if sc := doc.Get("scheduling"); sc != nil && sc.Kind == jsonv.Object {
+		if ns := sc.Get("nodeSelector"); ns != nil && ns.Kind == jsonv.Object {
+			c := ns.Clone()
+			rc.NodeSelector = &c
+		}
+		if ts := sc.Get("tolerations"); ts != nil && ts.Kind == jsonv.Array {
+			rc.Tolerations = ts.Clone().Arr
+		}
+	}
 	return rc, true
 }
 

@@ -58,3 +58,48 @@ func TestRuntimeClassAdmission(t *testing.T) {
 		assert.JSONEq(t, tc.overhead, got, tc.spec)
 	}
 }
+
+// TestRuntimeClassScheduling checks the plugin's merge of a class's
+// scheduling into new Pods against the real server's answers (a dry-run
+// create with the class below): its node selector is added to the pod's
+// and a key the pod gives another value is refused, and its tolerations
+// are merged after the pod's and the default ones, a toleration that
+// another covers dropped.
+func TestRuntimeClassScheduling(t *testing.T) {
+	ns := parse(t, `{"pool":"gpu","zone":"a"}`)
+	tols := parse(t, `[{"key":"gpu","operator":"Exists","effect":"NoSchedule"},
+		{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute"}]`)
+	lookup := func(name string) (RuntimeClass, bool) {
+		return RuntimeClass{NodeSelector: &ns, Tolerations: tols.Arr}, name == "sched"
+	}
+	w := Write{Env: Env{RuntimeClass: lookup}, DryRun: true}
+	pod := Kind{Version: "v1", Kind: "Pod"}
+	merged := `[{"effect":"NoExecute","key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":300},
+		{"effect":"NoSchedule","key":"gpu","operator":"Exists"},{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists"}]`
+	for _, tc := range []struct {
+		spec, nodeSelector, tolerations, refused string
+	}{
+		{spec: `"runtimeClassName":"sched"`, nodeSelector: `{"pool":"gpu","zone":"a"}`, tolerations: merged},
+		{spec: `"runtimeClassName":"sched","nodeSelector":{"zone":"b"}`,
+			refused: "conflict: runtimeClass.scheduling.nodeSelector[zone] = a; pod.spec.nodeSelector[zone] = b"},
+		{spec: `"runtimeClassName":"sched","nodeSelector":{"disk":"ssd"},
+			"tolerations":[{"key":"gpu","operator":"Equal","value":"v","effect":"NoSchedule"},{"operator":"Exists"}]`,
+			nodeSelector: `{"disk":"ssd","pool":"gpu","zone":"a"}`, tolerations: `[{"operator":"Exists"}]`},
+		{spec: `"runtimeClassName":"sched","tolerations":[{"key":"gpu","operator":"Equal","value":"v","effect":"NoSchedule"},
+			{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":20}]`,
+			nodeSelector: `{"pool":"gpu","zone":"a"}`, tolerations: merged},
+	} {
+		obj := parse(t, `{"spec":{"containers":[{"name":"c","image":"i"}],`+tc.spec+`}}`)
+		err := w.Create(pod, &meta.ObjectMeta{Name: "p", Namespace: "default", UID: "u"}, &obj)
+		if tc.refused != "" {
+			var fb *Forbidden
+			require.True(t, errors.As(err, &fb), "%s: %v", tc.spec, err)
+			assert.Equal(t, tc.refused, fb.Message, tc.spec)
+			continue
+		}
+		require.NoError(t, err, tc.spec)
+		spec := obj.Get("spec")
+		assert.JSONEq(t, tc.nodeSelector, string(jsonv.Marshal(*spec.Get("nodeSelector"))), tc.spec)
+		assert.JSONEq(t, tc.tolerations, string(jsonv.Marshal(*spec.Get("tolerations"))), tc.spec)
+	}
+}
