@@ -221,7 +221,7 @@ const wirePodJSON = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","na
  "labels":{"app":"web","tier":"front"},"annotations":{"note":"a<b>&c"}},
  "spec":{"containers":[{"name":"app","image":"nginx:1.27","ports":[{"containerPort":8080,"name":"http"}],
    "resources":{"limits":{"cpu":"500m","memory":"128Mi"}},"env":[{"name":"MODE","value":"prod"}]}],
-  "terminationGracePeriodSeconds":30,"tolerations":[{"key":"k","operator":"Exists","effect":"NoSchedule","tolerationSeconds":60}]}}`
+  "terminationGracePeriodSeconds":30,"tolerations":[{"key":"k","operator":"Exists","effect":"NoExecute","tolerationSeconds":60}]}}`
 
 const wireDeploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"%s","namespace":"default"},
  "spec":{"replicas":3,"selector":{"matchLabels":{"app":"%[1]s"}},
