@@ -28,7 +28,6 @@ func TestRuntimeClassAdmission(t *testing.T) {
 		return RuntimeClass{}, false
 	}
 	w := Write{Env: Env{RuntimeClass: lookup}, DryRun: true}
-	pod := Kind{Version: "v1", Kind: "Pod"}
 	for _, tc := range []struct {
 		spec, overhead, refused string
 	}{
@@ -39,15 +38,10 @@ func TestRuntimeClassAdmission(t *testing.T) {
 		{spec: `"runtimeClassName":"plain"`},
 		{spec: `"runtimeClassName":"nope"`, refused: `pod rejected: RuntimeClass "nope" not found`},
 	} {
-		obj := parse(t, `{"spec":{"containers":[{"name":"c","image":"i"}],`+tc.spec+`}}`)
-		err := w.Create(pod, &meta.ObjectMeta{Name: "p", Namespace: "default", UID: "u"}, &obj)
-		if tc.refused != "" {
-			var fb *Forbidden
-			require.True(t, errors.As(err, &fb), "%s: %v", tc.spec, err)
-			assert.Equal(t, tc.refused, fb.Message, tc.spec)
+		obj, ok := createPodSpec(t, w, tc.spec, tc.refused)
+		if !ok {
 			continue
 		}
-		require.NoError(t, err, tc.spec)
 		got := "null"
 		if oh := obj.Get("spec").Get("overhead"); oh != nil {
 			got = string(jsonv.Marshal(*oh))
@@ -73,7 +67,6 @@ func TestRuntimeClassScheduling(t *testing.T) {
 		return RuntimeClass{NodeSelector: &ns, Tolerations: tols.Arr}, name == "sched"
 	}
 	w := Write{Env: Env{RuntimeClass: lookup}, DryRun: true}
-	pod := Kind{Version: "v1", Kind: "Pod"}
 	merged := `[{"effect":"NoExecute","key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":300},
 		{"effect":"NoSchedule","key":"gpu","operator":"Exists"},{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists"}]`
 	for _, tc := range []struct {
@@ -89,17 +82,30 @@ func TestRuntimeClassScheduling(t *testing.T) {
 			{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":20}]`,
 			nodeSelector: `{"pool":"gpu","zone":"a"}`, tolerations: merged},
 	} {
-		obj := parse(t, `{"spec":{"containers":[{"name":"c","image":"i"}],`+tc.spec+`}}`)
-		err := w.Create(pod, &meta.ObjectMeta{Name: "p", Namespace: "default", UID: "u"}, &obj)
-		if tc.refused != "" {
-			var fb *Forbidden
-			require.True(t, errors.As(err, &fb), "%s: %v", tc.spec, err)
-			assert.Equal(t, tc.refused, fb.Message, tc.spec)
+		obj, ok := createPodSpec(t, w, tc.spec, tc.refused)
+		if !ok {
 			continue
 		}
-		require.NoError(t, err, tc.spec)
 		spec := obj.Get("spec")
 		assert.JSONEq(t, tc.nodeSelector, string(jsonv.Marshal(*spec.Get("nodeSelector"))), tc.spec)
 		assert.JSONEq(t, tc.tolerations, string(jsonv.Marshal(*spec.Get("tolerations"))), tc.spec)
 	}
+}
+
+// createPodSpec creates, through w, a Pod whose spec has one container
+// and the members in spec. With refused set, the create must be refused
+// with that 403 message, and ok is false; otherwise it must succeed and
+// obj is the created object.
+func createPodSpec(t *testing.T, w Write, spec, refused string) (obj jsonv.Value, ok bool) {
+	t.Helper()
+	obj = parse(t, `{"spec":{"containers":[{"name":"c","image":"i"}],`+spec+`}}`)
+	err := w.Create(Kind{Version: "v1", Kind: "Pod"}, &meta.ObjectMeta{Name: "p", Namespace: "default", UID: "u"}, &obj)
+	if refused != "" {
+		var fb *Forbidden
+		require.True(t, errors.As(err, &fb), "%s: %v", spec, err)
+		assert.Equal(t, refused, fb.Message, spec)
+		return obj, false
+	}
+	require.NoError(t, err, spec)
+	return obj, true
 }
