@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -99,10 +100,8 @@ func (s *scanner) end() error {
 // skipValue checks and skips one value.
 func (s *scanner) skipValue() error {
 	switch c := s.peek(); c {
-	case '{':
-		return s.object(func(_ []byte, _ bool, _ int) error { return s.skipValue() })
-	case '[':
-		return s.array(func(int) error { return s.skipValue() })
+	case '{', '[':
+		return s.skipComposite()
 	case '"':
 		_, _, err := s.str()
 		return err
@@ -201,18 +200,33 @@ var plainByte = func() (t [256]bool) {
 // str checks and skips a string starting at s.pos and returns its contents
 // between the quotes, still escaped, and whether it holds escapes.
 func (s *scanner) str() (content []byte, escaped bool, err error) {
-	d := s.data
-	if s.pos >= len(d) || d[s.pos] != '"' {
+	d, pos := s.data, s.pos
+	if pos >= len(d) || d[pos] != '"' {
 		return nil, false, s.syntaxError("%s, expected a string", s.describe())
 	}
-	s.pos++
-	start := s.pos
-	for {
-		// Eight bytes at a time while none needs a closer look, then byte
-		// by byte up to the one that does.
-		for s.pos+8 <= len(d) && !needsCare(binary.LittleEndian.Uint64(d[s.pos:])) {
-			s.pos += 8
+	start := pos + 1
+	// The common case, a string without escapes ending eight bytes or more
+	// before the input does, eight bytes at a time up to the first that
+	// needs a closer look, with the position in a local.
+	for pos = start; pos+8 <= len(d); pos += 8 {
+		if m := careBytes(binary.LittleEndian.Uint64(d[pos:])); m != 0 {
+			pos += bits.TrailingZeros64(m) / 8
+			if d[pos] == '"' {
+				s.pos = pos + 1
+				return d[start:pos], false, nil
+			}
+			break
 		}
+	}
+	s.pos = pos
+	return s.strRest(start)
+}
+
+// strRest finishes str from s.pos, inside the string whose contents begin
+// at start: escapes, control characters and the input's last bytes.
+func (s *scanner) strRest(start int) (content []byte, escaped bool, err error) {
+	d := s.data
+	for {
 		for s.pos < len(d) && plainByte[d[s.pos]] {
 			s.pos++
 		}
@@ -249,14 +263,16 @@ func (s *scanner) str() (content []byte, escaped bool, err error) {
 	}
 }
 
-// needsCare reports whether any of the eight bytes in w is '"', '\' or a
-// control character (below 0x20): the bytes a string scan must stop at.
-// Each test is the classic exact "has a byte equal to / less than" trick.
-func needsCare(w uint64) bool {
+// careBytes marks with its high bit each of the eight bytes of w (first
+// byte lowest) that is '"', '\' or a control character (below 0x20): the
+// bytes a string scan must stop at. Each test is the classic "has a byte
+// equal to / less than" trick; a borrow can mark a byte above one truly
+// marked, never below, so the lowest mark is always exact.
+func careBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := w ^ (ones * '"')
 	backslash := w ^ (ones * '\\')
-	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&highs != 0
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
 }
 
 func isHex(c byte) bool {
