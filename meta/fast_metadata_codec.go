@@ -165,7 +165,8 @@ func (s *scanner) stringSlice(field string) ([]string, error) {
 
 // ownerReferences decodes metadata.ownerReferences; null reads as nil.
 func (s *scanner) ownerReferences() ([]OwnerReference, error) {
-	return objectList(s, "metadata.ownerReferences", "an array of owner references", func(ref *OwnerReference, key []byte) error {
+	// An object has one owner, or none, far more often than more.
+	return objectList(s, "metadata.ownerReferences", "an array of owner references", 1, func(ref *OwnerReference, key []byte) error {
 		var err error
 		switch string(key) {
 		case "apiVersion":
@@ -206,8 +207,9 @@ func memberAt(err error, field string, i int, key []byte) error {
 // zero E. member decodes the value of the member named key (unescaped) of
 // the element e, reporting a wrong type as a TypeError without a field
 // name, which objectList fills in ("metadata.ownerReferences[0].kind").
-// want describes the array in a TypeError.
-func objectList[E any](s *scanner, field, want string, member func(e *E, key []byte) error) ([]E, error) {
+// want describes the array in a TypeError; room is how many elements to
+// make room for before the first growth, the usual length.
+func objectList[E any](s *scanner, field, want string, room int, member func(e *E, key []byte) error) ([]E, error) {
 	switch s.peek() {
 	case 'n':
 		return nil, s.literal("null")
@@ -215,27 +217,32 @@ func objectList[E any](s *scanner, field, want string, member func(e *E, key []b
 	default:
 		return nil, s.typeError(field, want)
 	}
-	out := []E{}
+	// Each element is decoded where it will stay, through a pointer into
+	// out: an element decoded in a variable of its own would escape to
+	// the heap (member is a func value) and be copied after.
+	out := make([]E, 0, room)
+	var zero E
 	err := s.array(func(i int) error {
-		var e E
+		out = append(out, zero)
 		if s.null() {
-			out = append(out, e)
 			return nil
 		}
 		if s.peek() != '{' {
 			return s.typeError(field+"["+strconv.Itoa(i)+"]", "an object")
 		}
-		err := s.object(func(key []byte, escaped bool, _ int) error {
+		e := &out[len(out)-1]
+		return s.object(func(key []byte, escaped bool, _ int) error {
 			if escaped {
 				key = []byte(unquote(key))
 			}
-			return memberAt(member(&e, key), field, i, key)
+			return memberAt(member(e, key), field, i, key)
 		})
-		out = append(out, e)
-		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(out) == 0 {
+		return []E{}, nil // not holding on to the room made
 	}
 	if cap(out) != len(out) {
 		out = slices.Clone(out) // held as long as the object: no spare capacity

@@ -218,7 +218,9 @@ func (e *ManagedFieldsEntry) appendJSON(dst []byte) []byte {
 // nil, [] as an empty list. Keys are matched exactly, as the API server
 // does; the strings of an entry are interned (they repeat across objects).
 func (s *scanner) managedFields(field string) (ManagedFields, error) {
-	return objectList(s, field, "an array of managed fields entries", func(e *ManagedFieldsEntry, key []byte) error {
+	// Two entries, a controller's create and its status writes, is the
+	// common case.
+	return objectList(s, field, "an array of managed fields entries", 2, func(e *ManagedFieldsEntry, key []byte) error {
 		var err error
 		switch string(key) {
 		case "manager":
