@@ -462,34 +462,47 @@ func (b *planBuilder) sliceType(t reflect.Type, intern bool) valueDecoder {
 		return func(s *scanner, v reflect.Value) error { return decodeStringSlice(s, v, intern) }
 	}
 	decElem := b.valueType(t.Elem(), intern)
+	// Elements are decoded in place into a scratch slice of this type,
+	// taken from a pool, and copied once into a slice of exactly their
+	// number: the cached object holds the slice for its life, and growing
+	// it one element at a time would leave a trail of outgrown arrays
+	// (four for a pod's five conditions).
+	scratch := sync.Pool{New: func() any { return reflect.New(t).Interface() }}
 	return func(s *scanner, v reflect.Value) error {
 		if open, err := s.nullOrOpen('[', v); !open {
 			return err
 		}
-		// Elements are decoded in place, the slice grown through v
-		// itself: reflect.Append would allocate a slice header for
-		// every element. v is a field of a fresh object (a fallback to
-		// encoding/json starts again on another), so starting from nil
-		// gives every element its zero value.
-		v.SetZero()
+		p := scratch.Get()
+		sv := reflect.ValueOf(p).Elem()
+		// Every element starts from its zero value: the scratch is
+		// cleared before it goes back to the pool.
 		err := s.array(func(i int) error {
-			if i == v.Cap() {
-				v.Grow(1)
+			if i == sv.Cap() {
+				sv.Grow(1)
 			}
-			v.SetLen(i + 1)
-			return decElem(s, v.Index(i))
+			sv.SetLen(i + 1)
+			return decElem(s, sv.Index(i))
 		})
-		if err != nil {
-			return err
+		if err == nil {
+			// Grown from nil, v gets one array for n elements, without
+			// the slice header reflect.MakeSlice allocates; its capacity
+			// is cut to n, so that an append to a copy of the object
+			// never writes into memory the cached object holds.
+			n := sv.Len()
+			v.SetZero()
+			if n == 0 {
+				v.Set(reflect.MakeSlice(t, 0, 0)) // [], not null
+			} else {
+				v.Grow(n)
+				v.SetLen(n)
+				v.SetCap(n)
+				reflect.Copy(v, sv)
+			}
 		}
-		// Keep exactly the elements: the cached object holds the slice
-		// for its life.
-		if n := v.Len(); n == 0 || v.Cap() > n {
-			exact := reflect.MakeSlice(t, n, n)
-			reflect.Copy(exact, v)
-			v.Set(exact)
-		}
-		return nil
+		sv.Clear()
+		sv.SetLen(0)
+		scratch.Put(p)
+		return err
 	}
 }
 
