@@ -2,10 +2,12 @@ package listscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 
 	"github.com/kubecache/kubecache/meta"
 )
@@ -386,38 +388,90 @@ func (s *scanner) nested() error {
 				return err
 			}
 		}
-		// The fast path: skip bytes that matter to no one.
-		buf := s.buf[s.pos:s.end]
-		i := 0
-		for i < len(buf) && !special[buf[i]] {
+		// The fast path, over the bytes read so far with the position in
+		// a local: skip bytes that matter to no one, and strings that end
+		// within them.
+		buf, i := s.buf[:s.end], s.pos
+		for i < len(buf) {
+			c := buf[i]
+			if !special[c] {
+				i++
+				continue
+			}
+			if c == '"' {
+				end := stringEnd(buf, i+1)
+				if end < 0 {
+					break // a string to finish after a refill
+				}
+				i = end
+				continue
+			}
+			if c == '{' || c == '[' {
+				if len(s.stack) >= maxNesting {
+					return s.syntaxError(i, "nested too deeply")
+				}
+				s.stack = append(s.stack, c)
+				i++
+				continue
+			}
+			open := s.stack[len(s.stack)-1]
+			if (c == '}') != (open == '{') {
+				return s.syntaxError(i, "%s closes %s", quoteByte(c), quoteByte(open))
+			}
+			s.stack = s.stack[:len(s.stack)-1]
 			i++
+			if len(s.stack) == 0 {
+				break
+			}
 		}
-		s.pos += i
-		if i == len(buf) {
-			continue
-		}
-		switch c := s.buf[s.pos]; c {
-		case '"':
+		s.pos = i
+		if len(s.stack) > 0 && i < len(buf) {
+			// A string that does not end in the bytes read so far.
 			s.pos++
 			if err := s.stringRest(); err != nil {
 				return err
 			}
-			continue
-		case '{', '[':
-			if len(s.stack) >= maxNesting {
-				return s.syntaxError(s.pos, "nested too deeply")
-			}
-			s.stack = append(s.stack, c)
-		case '}', ']':
-			open := s.stack[len(s.stack)-1]
-			if (c == '}') != (open == '{') {
-				return s.syntaxError(s.pos, "%s closes %s", quoteByte(c), quoteByte(open))
-			}
-			s.stack = s.stack[:len(s.stack)-1]
 		}
-		s.pos++
 	}
 	return nil
+}
+
+// stringEnd returns the index after the closing quote of the string whose
+// contents start at buf[i], or -1 when it does not end within buf (an
+// escape at its very end included). It reads eight bytes at a time.
+func stringEnd(buf []byte, i int) int {
+	for {
+		for i+8 <= len(buf) {
+			if m := quoteOrBackslash(binary.LittleEndian.Uint64(buf[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		for i < len(buf) && buf[i] != '"' && buf[i] != '\\' {
+			i++
+		}
+		switch {
+		case i >= len(buf):
+			return -1
+		case buf[i] == '"':
+			return i + 1
+		case i+1 >= len(buf):
+			return -1 // the escaped byte is still to come
+		}
+		i += 2 // the backslash and the byte it escapes
+	}
+}
+
+// quoteOrBackslash marks with its high bit each of the eight bytes of w
+// (first byte lowest) that is '"' or '\\'. It is the classic "has a byte
+// equal to" trick; a borrow can mark a byte above one truly marked, never
+// below, so the lowest mark is exact.
+func quoteOrBackslash(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash) & highs
 }
 
 // special marks the bytes nested must look at.

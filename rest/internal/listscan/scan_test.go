@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -274,4 +275,36 @@ func TestScanTypedSeesListKindBeforeItems(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, meta.TypeMeta{}, seen)
 	assert.Equal(t, "PodList", tm.Kind)
+}
+
+// BenchmarkScanPods splits a list of 2,000 copies of the suite's 5 KB pod
+// (bench/testdata/pod.json): many short keys and strings, as a real
+// server's lists are.
+func BenchmarkScanPods(b *testing.B) {
+	pod, err := os.ReadFile("../../../bench/testdata/pod.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, pod); err != nil {
+		b.Fatal(err)
+	}
+	const n = 2000
+	var body bytes.Buffer
+	body.WriteString(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[`)
+	for i := range n {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		body.Write(compact.Bytes())
+	}
+	body.WriteString(`]}`)
+	b.SetBytes(int64(body.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		count := 0
+		if _, _, err := Scan(bytes.NewReader(body.Bytes()), func([]byte) error { count++; return nil }); err != nil || count != n {
+			b.Fatal(err, count)
+		}
+	}
 }
