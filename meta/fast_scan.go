@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/kubecache/kubecache/internal/wordscan"
 )
 
 // Fast path: the scanner. This file holds the small JSON scanner behind
@@ -209,7 +211,7 @@ func (s *scanner) str() (content []byte, escaped bool, err error) {
 	// before the input does, eight bytes at a time up to the first that
 	// needs a closer look, with the position in a local.
 	for pos = start; pos+8 <= len(d); pos += 8 {
-		if m := careBytes(binary.LittleEndian.Uint64(d[pos:])); m != 0 {
+		if m := wordscan.QuoteBackslashOrControl(binary.LittleEndian.Uint64(d[pos:])); m != 0 {
 			pos += bits.TrailingZeros64(m) / 8
 			if d[pos] == '"' {
 				s.pos = pos + 1
@@ -261,18 +263,6 @@ func (s *scanner) strRest(start int) (content []byte, escaped bool, err error) {
 			return nil, false, s.syntaxError("control %s inside a string", s.describe())
 		}
 	}
-}
-
-// careBytes marks with its high bit each of the eight bytes of w (first
-// byte lowest) that is '"', '\' or a control character (below 0x20): the
-// bytes a string scan must stop at. Each test is the classic "has a byte
-// equal to / less than" trick; a borrow can mark a byte above one truly
-// marked, never below, so the lowest mark is always exact.
-func careBytes(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	quote := w ^ (ones * '"')
-	backslash := w ^ (ones * '\\')
-	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
 }
 
 func isHex(c byte) bool {

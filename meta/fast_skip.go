@@ -3,6 +3,8 @@ package meta
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/kubecache/kubecache/internal/wordscan"
 )
 
 // Fast path: skipping a value. Most of an object's bytes are in values no
@@ -201,7 +203,7 @@ func plainStringEnd(d []byte, pos int) (int, bool) {
 		return 0, false
 	}
 	for pos++; pos+8 <= len(d); pos += 8 {
-		if m := careBytes(binary.LittleEndian.Uint64(d[pos:])); m != 0 {
+		if m := wordscan.QuoteBackslashOrControl(binary.LittleEndian.Uint64(d[pos:])); m != 0 {
 			pos += bits.TrailingZeros64(m) / 8
 			return pos + 1, d[pos] == '"'
 		}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/bits"
+
+	"github.com/kubecache/kubecache/internal/wordscan"
 )
 
 // Fast path: the envelope scanner. The plain way to read a watch stream is
@@ -305,19 +307,8 @@ func (d *Decoder) setType(s []byte, at int) error {
 // bytes.IndexByte, which finds quotes many bytes at a time; whether a quote
 // found is escaped is decided by counting the backslashes before it.
 func endOfString(b []byte, i int) (int, bool) {
-	const (
-		lo        = 0x0101010101010101
-		hi        = 0x8080808080808080
-		quotes    = '"' * lo
-		backslash = '\\' * lo
-	)
 	for stop := min(i+shortString, len(b)-8); i <= stop; {
-		// Bit 7 of each byte of m is set where v holds a quote or a
-		// backslash (bits above the first match may be spurious; the
-		// lowest is exact).
-		v := binary.LittleEndian.Uint64(b[i:])
-		x, y := v^quotes, v^backslash
-		m := ((x-lo)&^x | (y-lo)&^y) & hi
+		m := wordscan.QuoteOrBackslash(binary.LittleEndian.Uint64(b[i:]))
 		if m == 0 {
 			i += 8
 			continue

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/bits"
 
+	"github.com/kubecache/kubecache/internal/wordscan"
 	"github.com/kubecache/kubecache/meta"
 )
 
@@ -442,7 +443,7 @@ func (s *scanner) nested() error {
 func stringEnd(buf []byte, i int) int {
 	for {
 		for i+8 <= len(buf) {
-			if m := quoteOrBackslash(binary.LittleEndian.Uint64(buf[i:])); m != 0 {
+			if m := wordscan.QuoteOrBackslash(binary.LittleEndian.Uint64(buf[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}
@@ -461,17 +462,6 @@ func stringEnd(buf []byte, i int) int {
 		}
 		i += 2 // the backslash and the byte it escapes
 	}
-}
-
-// quoteOrBackslash marks with its high bit each of the eight bytes of w
-// (first byte lowest) that is '"' or '\\'. It is the classic "has a byte
-// equal to" trick; a borrow can mark a byte above one truly marked, never
-// below, so the lowest mark is exact.
-func quoteOrBackslash(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	quote := w ^ (ones * '"')
-	backslash := w ^ (ones * '\\')
-	return ((quote-ones)&^quote | (backslash-ones)&^backslash) & highs
 }
 
 // special marks the bytes nested must look at.
