@@ -2,10 +2,8 @@ package watch
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math/bits"
 
 	"github.com/kubecache/kubecache/internal/wordscan"
 )
@@ -141,7 +139,7 @@ func (d *Decoder) scanPunctuation(b []byte, i int, st scanState) (_ int, _ scanS
 // (stNestedString), and records what the envelope needs from it: which key
 // it is, or the event's type.
 func (d *Decoder) scanString(b []byte, i int, st scanState) (int, scanState, error) {
-	j, ok := endOfString(b, i)
+	j, ok := wordscan.StringEnd(b, i)
 	if !ok {
 		return j, st, nil
 	}
@@ -221,7 +219,7 @@ func (d *Decoder) scanNested(b []byte, i int) (int, scanState, error) {
 		}
 		switch c {
 		case '"':
-			j, ok := endOfString(b, i)
+			j, ok := wordscan.StringEnd(b, i)
 			i = j
 			if !ok {
 				d.stack = stack
@@ -294,73 +292,6 @@ func (d *Decoder) setType(s []byte, at int) error {
 	d.hasType = true
 	return nil
 }
-
-// endOfString returns the index just past the closing quote of the string
-// whose contents continue at b[i:], and true; or an index at or past len(b)
-// and false if the closing quote has not arrived yet. Scanning resumes from
-// that index once more bytes are appended (it is past len(b) when b ends
-// with a backslash whose escaped byte is still to come).
-//
-// Most strings in Kubernetes objects are short, so the first bytes are
-// checked eight at a time in a register for a quote or a backslash. A long
-// string (a ConfigMap value, an annotation) is then skipped with
-// bytes.IndexByte, which finds quotes many bytes at a time; whether a quote
-// found is escaped is decided by counting the backslashes before it.
-func endOfString(b []byte, i int) (int, bool) {
-	for stop := min(i+shortString, len(b)-8); i <= stop; {
-		m := wordscan.QuoteOrBackslash(binary.LittleEndian.Uint64(b[i:]))
-		if m == 0 {
-			i += 8
-			continue
-		}
-		i += bits.TrailingZeros64(m) >> 3
-		if b[i] == '"' {
-			return i + 1, true
-		}
-		i += 2 // a backslash and the byte it escapes
-	}
-	if len(b)-i < 8 {
-		// The short tail of what has arrived: one byte at a time.
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				return i + 1, true
-			case '\\':
-				i += 2
-			default:
-				i++
-			}
-		}
-		return i, false
-	}
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			// An odd run of trailing backslashes escapes the byte
-			// still to come.
-			k := len(b)
-			for b[k-1] == '\\' {
-				k--
-			}
-			return len(b) + (len(b)-k)&1, false
-		}
-		q := i + j
-		// The quote is escaped if an odd number of backslashes precede
-		// it. The run cannot reach back past the string's opening quote.
-		k := q
-		for b[k-1] == '\\' {
-			k--
-		}
-		if (q-k)&1 == 0 {
-			return q + 1, true
-		}
-		i = q + 1
-	}
-}
-
-// shortString is about how many bytes of a string endOfString checks eight
-// at a time before it switches to bytes.IndexByte.
-const shortString = 64
 
 // classifyKey names an envelope key given its raw bytes (between quotes).
 func classifyKey(k []byte) keyKind {

@@ -1,7 +1,8 @@
 // Package wordscan finds the bytes a JSON scanner must stop at inside a
 // string, eight at a time: the JSON readers of meta, watch and the list
 // splitter step over a string's plain bytes a word at a time instead of
-// one by one.
+// one by one. StringEnd, for the readers that only need to know where a
+// string ends, builds on the masks below.
 //
 // Each function returns a mask with the high bit of every byte of w
 // (first byte lowest, as binary.LittleEndian loads it) that matches. The

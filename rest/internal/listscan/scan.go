@@ -2,12 +2,10 @@ package listscan
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 
 	"github.com/kubecache/kubecache/internal/wordscan"
 	"github.com/kubecache/kubecache/meta"
@@ -400,8 +398,8 @@ func (s *scanner) nested() error {
 				continue
 			}
 			if c == '"' {
-				end := stringEnd(buf, i+1)
-				if end < 0 {
+				end, ok := wordscan.StringEnd(buf, i+1)
+				if !ok {
 					break // a string to finish after a refill
 				}
 				i = end
@@ -435,33 +433,6 @@ func (s *scanner) nested() error {
 		}
 	}
 	return nil
-}
-
-// stringEnd returns the index after the closing quote of the string whose
-// contents start at buf[i], or -1 when it does not end within buf (an
-// escape at its very end included). It reads eight bytes at a time.
-func stringEnd(buf []byte, i int) int {
-	for {
-		for i+8 <= len(buf) {
-			if m := wordscan.QuoteOrBackslash(binary.LittleEndian.Uint64(buf[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		for i < len(buf) && buf[i] != '"' && buf[i] != '\\' {
-			i++
-		}
-		switch {
-		case i >= len(buf):
-			return -1
-		case buf[i] == '"':
-			return i + 1
-		case i+1 >= len(buf):
-			return -1 // the escaped byte is still to come
-		}
-		i += 2 // the backslash and the byte it escapes
-	}
 }
 
 // special marks the bytes nested must look at.
