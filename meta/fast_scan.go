@@ -2,13 +2,9 @@ package meta
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/kubecache/kubecache/internal/wordscan"
 )
 
 // Fast path: the scanner. This file holds the small JSON scanner behind
@@ -206,22 +202,12 @@ func (s *scanner) str() (content []byte, escaped bool, err error) {
 	if pos >= len(d) || d[pos] != '"' {
 		return nil, false, s.syntaxError("%s, expected a string", s.describe())
 	}
-	start := pos + 1
-	// The common case, a string without escapes ending eight bytes or more
-	// before the input does, eight bytes at a time up to the first that
-	// needs a closer look, with the position in a local.
-	for pos = start; pos+8 <= len(d); pos += 8 {
-		if m := wordscan.QuoteBackslashOrControl(binary.LittleEndian.Uint64(d[pos:])); m != 0 {
-			pos += bits.TrailingZeros64(m) / 8
-			if d[pos] == '"' {
-				s.pos = pos + 1
-				return d[start:pos], false, nil
-			}
-			break
-		}
+	if end, ok := plainStringEnd(d, pos); ok {
+		s.pos = end
+		return d[pos+1 : end-1], false, nil
 	}
-	s.pos = pos
-	return s.strRest(start)
+	s.pos = pos + 1
+	return s.strRest(pos + 1)
 }
 
 // strRest finishes str from s.pos, inside the string whose contents begin

@@ -64,21 +64,12 @@ func (s *scanner) skipComposite() error {
 	for {
 		// A value starts here (open.n == 0 only for the first one).
 		pos, spaced = skipSpaceAt(d, pos, spaced)
-		c := byte(0)
-		if pos < len(d) {
-			c = d[pos]
-		}
-		switch {
+		switch c := byteAt(d, pos); {
 		case c == '"':
-			end, ok := plainStringEnd(d, pos)
-			if !ok {
-				s.pos = pos
-				if _, _, err := s.str(); err != nil {
-					return err
-				}
-				end = s.pos
+			var err error
+			if pos, err = s.stringEndAt(pos); err != nil {
+				return err
 			}
-			pos = end
 		case c == '{' || c == '[':
 			s.pos = pos
 			if s.depth++; s.depth > maxDepth {
@@ -126,11 +117,7 @@ func (s *scanner) skipComposite() error {
 		// A value has ended: a separator or closers come next.
 		for open.n > 0 {
 			pos, spaced = skipSpaceAt(d, pos, spaced)
-			object := open.top()
-			c := byte(0)
-			if pos < len(d) {
-				c = d[pos]
-			}
+			object, c := open.top(), byteAt(d, pos)
 			if c == ',' {
 				if object {
 					var err error
@@ -165,13 +152,9 @@ func (s *scanner) skipComposite() error {
 func (s *scanner) memberKeyAt(pos int, spaced bool) (int, bool, error) {
 	d := s.data
 	pos, spaced = skipSpaceAt(d, pos, spaced)
-	end, ok := plainStringEnd(d, pos)
-	if !ok {
-		s.pos = pos
-		if _, _, err := s.str(); err != nil {
-			return 0, spaced, err
-		}
-		end = s.pos
+	end, err := s.stringEndAt(pos)
+	if err != nil {
+		return 0, spaced, err
 	}
 	pos, spaced = skipSpaceAt(d, end, spaced)
 	if pos >= len(d) || d[pos] != ':' {
@@ -179,6 +162,14 @@ func (s *scanner) memberKeyAt(pos int, spaced bool) (int, bool, error) {
 		return 0, spaced, s.syntaxError("%s after an object key, expected ':'", s.describe())
 	}
 	return pos + 1, spaced, nil
+}
+
+// byteAt returns d[pos], or 0 at the end of the input.
+func byteAt(d []byte, pos int) byte {
+	if pos < len(d) {
+		return d[pos]
+	}
+	return 0
 }
 
 // skipSpaceAt returns the position of the first byte at or after pos
@@ -194,10 +185,23 @@ func skipSpaceAt(d []byte, pos int, spaced bool) (int, bool) {
 	return pos, spaced || pos > start
 }
 
+// stringEndAt checks the string starting at pos and returns the position
+// after its closing quote: a plain one found here, any other read by str.
+func (s *scanner) stringEndAt(pos int) (int, error) {
+	if end, ok := plainStringEnd(s.data, pos); ok {
+		return end, nil
+	}
+	s.pos = pos
+	if _, _, err := s.str(); err != nil {
+		return 0, err
+	}
+	return s.pos, nil
+}
+
 // plainStringEnd finds the end of the string starting at d[pos] when it
 // starts there, holds no escape or control character and ends eight bytes or
 // more before the input does: the position after its closing quote, and
-// true. Anything else is false, for str to read.
+// true. Anything else is false, for strRest to read.
 func plainStringEnd(d []byte, pos int) (int, bool) {
 	if pos >= len(d) || d[pos] != '"' {
 		return 0, false
